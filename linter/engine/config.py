@@ -1,0 +1,168 @@
+"""Configuration: ``[tool.krpc-lint]`` in pyproject.toml or ``.krpc-lint.yaml``; CLI flags win.
+
+Keys (yamllint/ruff/buf users will recognise them)::
+
+    profile = "recommended"          # kafka | recommended | strict
+    select = ["KL8"]                 # add rules: ids, id prefixes, names, categories, profiles
+    ignore = ["missing-about"]       # remove rules (same selectors)
+    severity = { KL651 = "error" }   # per-rule severity override (id or name)
+    fail-on = "error"                # error | warning | info
+    exclude = ["**/test/**"]         # paths never linted
+    rule-packs = ["my-rules/"]       # extra YAML rule packs, relative to the config file
+    baseline = "krpc-lint-baseline.json"
+    [[tool.krpc-lint.per-path]]
+    paths = ["metadata/**"]
+    ignore = ["KL801"]
+    severity = { KL251 = "error" }
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from linter.engine.rules import PROFILES, SEVERITIES
+
+CONFIG_FILES = (".krpc-lint.yaml", ".krpc-lint.yml", "pyproject.toml")
+_KEYS = {"profile", "select", "ignore", "severity", "fail-on", "exclude", "rule-packs", "baseline", "per-path"}
+
+
+class ConfigError(ValueError):
+    """A configuration problem; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class PathOverride:
+    paths: tuple[str, ...]
+    ignore: tuple[str, ...] = ()
+    severity: dict[str, str] = field(default_factory=dict)
+
+    def applies(self, path: str) -> bool:
+        posix = Path(path).as_posix()
+        return any(fnmatch.fnmatch(posix, pattern) or fnmatch.fnmatch(posix, f"*/{pattern}") for pattern in self.paths)
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything that decides which rules run and how findings count."""
+
+    profile: str = "recommended"
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    severity: dict[str, str] = field(default_factory=dict)
+    fail_on: str = "error"
+    exclude: tuple[str, ...] = ()
+    rule_packs: tuple[str, ...] = ()
+    baseline: str | None = None
+    per_path: tuple[PathOverride, ...] = ()
+    source: str | None = None
+
+    def with_overrides(self, **changes: Any) -> Config:
+        """CLI flags: only the ones given (not None) replace the configured values."""
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    def excluded(self, path: str) -> bool:
+        posix = Path(path).as_posix()
+        return any(fnmatch.fnmatch(posix, p) or fnmatch.fnmatch(posix, f"*/{p}") for p in self.exclude)
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest config file at or above ``start`` (pyproject.toml only if it has our table)."""
+    start = start.resolve()
+    for directory in (start, *start.parents):
+        for name in CONFIG_FILES:
+            candidate = directory / name
+            if candidate.is_file() and (name != "pyproject.toml" or _has_tool_table(candidate)):
+                return candidate
+    return None
+
+
+def _has_tool_table(path: Path) -> bool:
+    try:
+        return "krpc-lint" in tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {})
+    except (OSError, ValueError):
+        return False
+
+
+def load_config(path: Path | str | None = None, start: Path | None = None) -> Config:
+    """Load an explicit config file, or discover one from ``start`` (default: the working directory)."""
+    file = Path(path) if path is not None else find_config(start or Path.cwd())
+    if file is None:
+        return Config()
+    if not file.is_file():
+        raise ConfigError(f"{file}: config file not found")
+    data = _read(file)
+    return _from_mapping(data, file)
+
+
+def _read(file: Path) -> dict[str, Any]:
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{file}: cannot read: {exc}") from None
+    if file.name == "pyproject.toml" or file.suffix == ".toml":
+        try:
+            return tomllib.loads(text).get("tool", {}).get("krpc-lint", {})
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{file}: invalid TOML: {exc}") from None
+    from ruamel.yaml import YAML, YAMLError
+
+    try:
+        data = YAML(typ="safe", pure=True).load(text)
+    except YAMLError as exc:
+        raise ConfigError(f"{file}: invalid YAML: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{file}: the config must be a mapping")
+    return data
+
+
+def _strings(value: Any, key: str, file: Path) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise ConfigError(f"{file}: {key} must be a list of strings")
+
+
+def _severities(value: Any, key: str, file: Path) -> dict[str, str]:
+    if not isinstance(value, dict) or any(v not in SEVERITIES for v in value.values()):
+        raise ConfigError(f"{file}: {key} maps rule ids or names to one of {', '.join(SEVERITIES)}")
+    return {str(k): v for k, v in value.items()}
+
+
+def _from_mapping(data: dict[str, Any], file: Path) -> Config:
+    unknown = sorted(set(data) - _KEYS)
+    if unknown:
+        raise ConfigError(f"{file}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_KEYS))})")
+    profile = data.get("profile", "recommended")
+    if profile not in PROFILES:
+        raise ConfigError(f"{file}: profile must be one of {', '.join(PROFILES)}")
+    fail_on = data.get("fail-on", "error")
+    if fail_on not in SEVERITIES:
+        raise ConfigError(f"{file}: fail-on must be one of {', '.join(SEVERITIES)}")
+    base = file.parent
+    overrides = []
+    for index, item in enumerate(data.get("per-path") or ()):
+        if not isinstance(item, dict) or "paths" not in item:
+            raise ConfigError(f"{file}: per-path[{index}] needs paths")
+        overrides.append(PathOverride(_strings(item["paths"], "per-path.paths", file),
+                                      _strings(item.get("ignore", []), "per-path.ignore", file),
+                                      _severities(item.get("severity", {}), "per-path.severity", file)))
+    baseline = data.get("baseline")
+    return Config(
+        profile=profile,
+        select=_strings(data.get("select", []), "select", file),
+        ignore=_strings(data.get("ignore", []), "ignore", file),
+        severity=_severities(data.get("severity", {}), "severity", file),
+        fail_on=fail_on,
+        exclude=_strings(data.get("exclude", []), "exclude", file),
+        rule_packs=tuple(str(base / p) for p in _strings(data.get("rule-packs", []), "rule-packs", file)),
+        baseline=str(base / baseline) if isinstance(baseline, str) else None,
+        per_path=tuple(overrides),
+        source=str(file),
+    )

@@ -1,0 +1,69 @@
+"""What a check sees: one file (``FileContext``) or one directory of files (``DirectoryContext``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path as FsPath
+
+from linter.model.registry import StructRegistry
+from linter.model.schema import structure_issues
+from linter.model.spec import Issue, MessageSpec, build_message
+from linter.parse.document import SpecDocument
+from linter.parse.jsonc import Path
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One problem a check found: where (JSON path, or key), and what."""
+
+    path: Path
+    message: str
+    at_key: bool = False
+    file: str | None = None  # for directory checks: the file the hit belongs to
+
+
+class FileContext:
+    """A spec file with its model, built lazily so checks pay only for what they use."""
+
+    def __init__(self, document: SpecDocument) -> None:
+        self.document = document
+
+    @property
+    def path(self) -> str:
+        return self.document.path
+
+    @cached_property
+    def structure(self) -> list[Issue]:
+        value = self.document.value
+        return [] if value is None else structure_issues(value)
+
+    @cached_property
+    def message(self) -> MessageSpec | None:
+        value = self.document.value
+        if not isinstance(value, dict):
+            return None
+        return build_message(value, self.document.path)
+
+    @cached_property
+    def registry(self) -> StructRegistry | None:
+        return StructRegistry(self.message) if self.message is not None else None
+
+    def model_issues(self, check: str) -> list[Issue]:
+        message = self.message
+        return [] if message is None else [i for i in message.issues if i.check == check]
+
+
+@dataclass
+class DirectoryContext:
+    """Spec files of one directory. ``complete`` when the directory itself was linted,
+    so checks that need every file (a request's response) can trust absence."""
+
+    directory: FsPath
+    files: list[FileContext] = field(default_factory=list)
+    complete: bool = False
+
+    def messages(self) -> list[tuple[FileContext, MessageSpec]]:
+        """Parsed messages in sorted file-name order, as Kafka's generator visits them."""
+        pairs = [(ctx, ctx.message) for ctx in self.files if ctx.message is not None]
+        return sorted(pairs, key=lambda pair: FsPath(pair[0].path).name)

@@ -1,0 +1,253 @@
+"""Rules: one YAML unit each (id, title, docs, examples, and a check), loaded into ``Rule``s.
+
+A rule's check is either a named function of ``linter.engine.checks`` with options, or a
+declarative JSON Schema condition on a node (``on: message | field | struct``) with a
+message template. Users write their own packs in the same format.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import string
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from linter.engine.checks import CHECKS
+
+SEVERITIES = ("error", "warning", "info")
+PROFILES = ("kafka", "recommended", "strict")
+NODE_KINDS = ("message", "field", "struct")
+_REQUIRED = ("id", "name", "title", "severity", "category", "profiles", "rationale", "check")
+_OPTIONAL = ("hint", "references", "examples", "kafka")
+
+
+class RuleError(ValueError):
+    """A rule file that cannot be loaded; the message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class Example:
+    """A spec text (or a directory of spec texts) a rule must flag (bad) or accept (good)."""
+
+    kind: str  # "bad" | "good"
+    files: dict[str, str]  # file name -> content; one entry for single-file examples
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    name: str
+    title: str
+    severity: str
+    category: str
+    profiles: tuple[str, ...]
+    rationale: str
+    hint: str
+    references: tuple[str, ...]
+    check: dict[str, Any]
+    examples: tuple[Example, ...] = ()
+    kafka_messages: tuple[str, ...] = ()
+    source: str = ""
+
+    @property
+    def scope(self) -> str:
+        function = self.check.get("function")
+        return CHECKS[function].scope if function else "file"
+
+    def matches(self, selector: str) -> bool:
+        """Selectors: ALL, an id or id prefix (KL3), a name, a category or a profile."""
+        return (selector == "ALL" or self.id.startswith(selector) or selector in (self.name, self.category)
+                or selector in self.profiles)
+
+
+def builtin_pack_dir() -> Path:
+    """The built-in pack: ``linter/_rules`` in an installed wheel, ``rules/`` in a checkout."""
+    here = Path(__file__).resolve().parent.parent
+    for candidate in (here / "_rules", here.parent / "rules"):
+        if candidate.is_dir():
+            return candidate
+    raise RuleError("the built-in rule pack is missing (expected rules/ next to the linter package)")
+
+
+def _pack_files(location: Path) -> list[Path]:
+    if location.is_file():
+        return [location]
+    if not location.is_dir():
+        raise RuleError(f"{location}: rule pack not found")
+    return sorted(p for p in location.rglob("*.yaml") if p.is_file())
+
+
+def load_pack(location: Path | str) -> list[Rule]:
+    """Load every rule of a pack (a directory of YAML files, or one file), cached by content."""
+    files = _pack_files(Path(location))
+    digest = hashlib.sha256()
+    for path in files:
+        stat = path.stat()
+        digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+    return _load_cached(tuple(str(p) for p in files), digest.hexdigest())
+
+
+@lru_cache(maxsize=16)
+def _load_cached(files: tuple[str, ...], key: str) -> list[Rule]:
+    cache = _cache_file(key)
+    raw_rules = _read_cache(cache)
+    if raw_rules is None:
+        raw_rules = [(path, _read_yaml(Path(path))) for path in files]
+        _write_cache(cache, raw_rules)
+    rules = [_rule_from(data, path) for path, data in raw_rules]
+    _check_unique(rules)
+    return rules
+
+
+def _cache_file(key: str) -> Path | None:
+    base = os.environ.get("KRPC_LINT_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
+    root = Path(base) if base else Path.home() / ".cache"
+    return root / "krpc-lint" / f"rules-{key[:32]}.json"
+
+
+def _read_cache(cache: Path | None) -> list | None:
+    if cache is None:
+        return None
+    try:
+        return json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _write_cache(cache: Path | None, data: list) -> None:
+    if cache is None:
+        return
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        tmp.replace(cache)
+    except OSError:
+        pass  # a read-only home is fine: we just parse the YAML every time
+
+
+def _read_yaml(path: Path) -> Any:
+    from ruamel.yaml import YAML, YAMLError
+
+    try:
+        return YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
+    except (YAMLError, OSError, UnicodeDecodeError) as exc:
+        raise RuleError(f"{path}: cannot read rule: {exc}") from None
+
+
+def _rule_from(data: Any, source: str) -> Rule:
+    if not isinstance(data, dict):
+        raise RuleError(f"{source}: a rule file must be a mapping")
+    missing = [key for key in _REQUIRED if key not in data]
+    unknown = [key for key in data if key not in _REQUIRED + _OPTIONAL]
+    if missing or unknown:
+        parts = ([f"missing {', '.join(missing)}"] if missing else []) + ([f"unknown {', '.join(unknown)}"] if unknown else [])
+        raise RuleError(f"{source}: {'; '.join(parts)}")
+    if data["severity"] not in SEVERITIES:
+        raise RuleError(f"{source}: severity must be one of {', '.join(SEVERITIES)}")
+    profiles = tuple(data["profiles"] or ())
+    if any(p not in PROFILES for p in profiles):
+        raise RuleError(f"{source}: profiles must be among {', '.join(PROFILES)}")
+    check = data["check"]
+    _validate_check(check, source)
+    examples = data.get("examples") or {}
+    return Rule(
+        id=str(data["id"]),
+        name=str(data["name"]),
+        title=str(data["title"]).strip(),
+        severity=data["severity"],
+        category=str(data["category"]),
+        profiles=profiles,
+        rationale=str(data["rationale"]).strip(),
+        hint=str(data.get("hint") or "").strip(),
+        references=tuple(str(r) for r in data.get("references") or ()),
+        check=check,
+        examples=tuple(_examples(examples, source)),
+        kafka_messages=tuple((data.get("kafka") or {}).get("messages") or ()),
+        source=source,
+    )
+
+
+def _examples(examples: dict[str, Any], source: str):
+    if not isinstance(examples, dict):
+        raise RuleError(f"{source}: examples must map bad/good to lists")
+    for kind in ("bad", "good"):
+        for item in examples.get(kind) or ():
+            if isinstance(item, str):
+                yield Example(kind, {"Example.json": item})
+            elif isinstance(item, dict) and isinstance(item.get("files"), dict):
+                yield Example(kind, {str(k): str(v) for k, v in item["files"].items()})
+            else:
+                raise RuleError(f"{source}: each {kind} example is a spec text or {{files: {{name: text}}}}")
+
+
+def _validate_check(check: Any, source: str) -> None:
+    if not isinstance(check, dict):
+        raise RuleError(f"{source}: check must be a mapping")
+    if "function" in check:
+        if check["function"] not in CHECKS:
+            raise RuleError(f"{source}: unknown check function {check['function']!r} "
+                            f"(available: {', '.join(sorted(CHECKS))})")
+        if not isinstance(check.get("options", {}), dict):
+            raise RuleError(f"{source}: check options must be a mapping")
+        return
+    if "schema" not in check or check.get("on") not in NODE_KINDS or "message" not in check:
+        raise RuleError(f"{source}: a check is either {{function, options}} or {{on: message|field|struct, "
+                        "schema, message}")
+    from jsonschema import Draft202012Validator, SchemaError
+
+    try:
+        Draft202012Validator.check_schema(check["schema"])
+    except SchemaError as exc:
+        raise RuleError(f"{source}: invalid schema: {exc.message}") from None
+    template_fields(str(check["message"]), source)
+
+
+def template_fields(template: str, source: str = "") -> list[str]:
+    """The ``{placeholders}`` of a message template; anything but a plain name is refused."""
+    names = []
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise RuleError(f"{source}: bad message template: {exc}") from None
+    for _, name, spec, conversion in parsed:
+        if name is None:
+            continue
+        if not name.isidentifier() or spec or conversion:
+            raise RuleError(f"{source}: message placeholders are plain names like {{name}}, not {{{name}}}")
+        names.append(name)
+    return names
+
+
+def render(template: str, facts: dict[str, Any]) -> str:
+    """Fill a template with plain values only: no attribute access, no format specs."""
+    out = []
+    for literal, name, _, _ in string.Formatter().parse(template):
+        out.append(literal)
+        if name is not None:
+            out.append(str(facts.get(name, "")))
+    return "".join(out)
+
+
+def _check_unique(rules: list[Rule]) -> None:
+    seen: dict[str, str] = {}
+    for rule in rules:
+        for key in (rule.id, rule.name):
+            if key in seen:
+                raise RuleError(f"{rule.source}: {key} is already used by {seen[key]}")
+            seen[key] = rule.source
+
+
+@dataclass
+class RuleSet:
+    """The rules in force for a run, with their effective severities."""
+
+    rules: list[Rule] = field(default_factory=list)
+    severity: dict[str, str] = field(default_factory=dict)
+
+    def severity_of(self, rule: Rule) -> str:
+        return self.severity.get(rule.id, rule.severity)

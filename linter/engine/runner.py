@@ -1,0 +1,214 @@
+"""Run the rules over files and directories: ``lint(paths, config) -> Report``."""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from linter.engine.checks import CHECKS
+from linter.engine.config import Config
+from linter.engine.context import DirectoryContext, FileContext, Hit
+from linter.engine.declarative import run_declarative
+from linter.engine.findings import Finding, Report
+from linter.engine.rules import Rule, RuleSet, builtin_pack_dir, load_pack
+from linter.engine.suppress import apply_baseline, parse_suppressions, read_baseline
+from linter.parse.document import load_document, read_document
+
+_SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", "build", ".tox"}
+
+
+class UsageError(ValueError):
+    """Bad input to the linter itself (a path that does not exist, an unknown selector)."""
+
+
+def all_rules(config: Config | None = None) -> list[Rule]:
+    """The built-in pack plus the configured packs, in id order."""
+    rules = list(load_pack(builtin_pack_dir()))
+    for pack in (config.rule_packs if config else ()):
+        rules.extend(load_pack(pack))
+    seen: dict[str, Rule] = {}
+    for rule in rules:
+        for key in (rule.id, rule.name):
+            if key in seen and seen[key] is not rule:
+                raise UsageError(f"{rule.source}: rule {key} is already defined in {seen[key].source}")
+            seen[key] = rule
+    return sorted(rules, key=lambda r: r.id)
+
+
+def select_rules(config: Config) -> RuleSet:
+    """Profile rules, plus ``select``, minus ``ignore``; severities from the config."""
+    rules = all_rules(config)
+    for selector in (*config.select, *config.ignore, *config.severity):
+        if not any(rule.matches(selector) for rule in rules):
+            raise UsageError(f"unknown rule selector {selector!r}")
+    chosen = [r for r in rules if config.profile in r.profiles or any(r.matches(s) for s in config.select)]
+    chosen = [r for r in chosen if not any(r.matches(s) for s in config.ignore)]
+    severity = {}
+    for rule in chosen:
+        for key, level in config.severity.items():
+            if rule.matches(key):
+                severity[rule.id] = level
+    return RuleSet(chosen, severity)
+
+
+def collect_files(paths: Sequence[str | os.PathLike], config: Config) -> tuple[list[Path], set[Path]]:
+    """Spec files to lint, and the directories given whole (so completeness checks may run)."""
+    files: list[Path] = []
+    complete: set[Path] = set()
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            for root, dirs, names in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
+                root_path = Path(root)
+                specs = [root_path / n for n in sorted(names) if n.endswith(".json")]
+                if specs:
+                    complete.add(root_path.resolve())
+                files.extend(specs)
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise UsageError(f"{raw}: no such file or directory")
+    unique = list(dict.fromkeys(f for f in files if not config.excluded(str(f))))
+    return unique, complete
+
+
+def _display(path: Path) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if rel.startswith(".." + os.sep + "..") else rel
+
+
+def lint(paths: Sequence[str | os.PathLike] | str, config: Config | None = None) -> Report:
+    """Lint spec files and directories; every problem becomes a finding, nothing raises for bad specs.
+
+    >>> report = lint(["fixtures/valid"])
+    >>> report.summary["errors"]
+    0
+    """
+    config = config or Config()
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    ruleset = select_rules(config)
+    files, complete = collect_files(paths, config)
+    contexts = [FileContext(load_document(f, _display(f))) for f in files]
+    return lint_contexts(contexts, ruleset, config, complete={str(d) for d in complete})
+
+
+def lint_texts(texts: dict[str, str], config: Config | None = None, *, complete: bool = True) -> Report:
+    """Lint in-memory spec texts (name -> content) as one directory; used by examples and tests."""
+    config = config or Config()
+    contexts = [FileContext(read_document(name, text.encode("utf-8"))) for name, text in texts.items()]
+    whole = {str(Path(".").resolve())} if complete else set()
+    return lint_contexts(contexts, select_rules(config), config, complete=whole)
+
+
+def lint_contexts(contexts: list[FileContext], ruleset: RuleSet, config: Config, complete: set[str]) -> Report:
+    by_file: dict[str, list[Finding]] = defaultdict(list)
+    file_rules = [r for r in ruleset.rules if r.scope == "file"]
+    dir_rules = [r for r in ruleset.rules if r.scope == "directory"]
+    meta_rules = [r for r in ruleset.rules if r.scope == "meta"]
+    by_path = {ctx.path: ctx for ctx in contexts}
+    for ctx in contexts:
+        for rule in file_rules:
+            by_file[ctx.path].extend(_findings(ctx, rule, _run(rule, ctx), ruleset))
+    for directory in _directories(contexts, complete):
+        for rule in dir_rules:
+            for hit in _run(rule, directory):
+                owner = by_path.get(hit.file or "")
+                if owner is not None:
+                    by_file[owner.path].extend(_findings(owner, rule, [hit], ruleset))
+    report = Report(files=len(contexts))
+    for ctx in contexts:
+        kept = _suppress(ctx, by_file[ctx.path], report)
+        for rule in meta_rules:
+            kept.extend(_findings(ctx, rule, _run(rule, ctx), ruleset))
+        report.findings.extend(kept)
+    report.findings = _apply_path_overrides(report.findings, config, ruleset)
+    if config.baseline:
+        report.findings, report.baselined = apply_baseline(report.findings, read_baseline(config.baseline))
+    report.findings.sort()
+    return report
+
+
+def _run(rule: Rule, target) -> Iterable[Hit]:
+    check = rule.check
+    if "function" in check:
+        return CHECKS[check["function"]].fn(target, check.get("options") or {})
+    return run_declarative(target, check)
+
+
+def _directories(contexts: list[FileContext], complete: set[str]) -> list[DirectoryContext]:
+    groups: dict[Path, DirectoryContext] = {}
+    for ctx in contexts:
+        parent = Path(ctx.path).parent
+        group = groups.get(parent)
+        if group is None:
+            group = groups[parent] = DirectoryContext(parent, complete=str(parent.resolve()) in complete)
+        group.files.append(ctx)
+    return list(groups.values())
+
+
+def _findings(ctx: FileContext, rule: Rule, hits: Iterable[Hit], ruleset: RuleSet) -> list[Finding]:
+    document = ctx.document
+    out = []
+    for hit in hits:
+        if hit.path[:1] == ("@offset",):
+            line, col = document.line_col(hit.path[1]) if document.text else (1, 1)
+        elif hit.path[:1] == ("@line",):
+            line, col = hit.path[1], hit.path[2]
+        elif document.text:
+            line, col = document.locate(hit.path, key=hit.at_key)
+        else:
+            line, col = 1, 1
+        out.append(Finding(ctx.path, line, col, rule.id, rule.name, ruleset.severity_of(rule), rule.category,
+                           hit.message, rule.hint))
+    return out
+
+
+def _suppress(ctx: FileContext, findings: list[Finding], report: Report) -> list[Finding]:
+    document = ctx.document
+    suppressions = parse_suppressions(document.text, document.line_col) if document.text else []
+    ctx.suppressions = suppressions  # read by the meta rules
+    if not suppressions:
+        return list(findings)
+    kept = []
+    for finding in findings:
+        matched = [s for s in suppressions if s.covers(finding, {})]
+        for item in matched:
+            item.used = True
+        if matched:
+            report.suppressed += 1
+        else:
+            kept.append(finding)
+    return kept
+
+
+def _apply_path_overrides(findings: list[Finding], config: Config, ruleset: RuleSet) -> list[Finding]:
+    if not config.per_path:
+        return findings
+    out = []
+    for finding in findings:
+        keep, severity = True, finding.severity
+        for override in config.per_path:
+            if not override.applies(finding.path):
+                continue
+            if any(s in (finding.rule, finding.name, finding.category, "ALL") or finding.rule.startswith(s)
+                   for s in override.ignore):
+                keep = False
+            for key, level in override.severity.items():
+                if key in (finding.rule, finding.name, finding.category) or finding.rule.startswith(key):
+                    severity = level
+        if keep:
+            out.append(finding if severity == finding.severity else _with_severity(finding, severity))
+    return out
+
+
+def _with_severity(finding: Finding, severity: str) -> Finding:
+    from dataclasses import replace
+
+    return replace(finding, severity=severity)

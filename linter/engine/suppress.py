@@ -1,0 +1,97 @@
+"""Inline suppressions (``// krpc-lint: ignore[RULE] reason``) and baselines.
+
+A suppression comment covers its own line; a comment alone on its line also covers the
+next line. ``ignore-file[...]`` covers the whole file. A reason is required: without one
+the comment suppresses nothing and is itself reported.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from linter.engine.findings import Finding
+from linter.parse.jsonc import _COMMENT_OR_STRING
+
+_DIRECTIVE = re.compile(r"krpc-lint:\s*(ignore|ignore-file)\[([^\]]*)\]\s*(.*?)\s*(?:\*/)?\s*$", re.S)
+
+
+@dataclass
+class Suppression:
+    line: int
+    col: int
+    rules: tuple[str, ...]
+    reason: str
+    whole_file: bool
+    lines: tuple[int, ...]
+    used: bool = field(default=False)
+
+    def covers(self, finding: Finding, names: dict[str, str]) -> bool:
+        if not self.reason:
+            return False
+        if not (self.whole_file or finding.line in self.lines):
+            return False
+        return finding.rule in self.rules or finding.name in self.rules or "ALL" in self.rules
+
+
+def parse_suppressions(text: str, line_col) -> list[Suppression]:
+    """Every suppression comment of a spec text (only comments count, never strings)."""
+    if "krpc-lint:" not in text:
+        return []
+    found = []
+    for match in _COMMENT_OR_STRING.finditer(text):
+        comment = match.group(1)
+        if not comment or "krpc-lint:" not in comment:
+            continue
+        directive = _DIRECTIVE.search(comment)
+        if directive is None:
+            continue
+        line, col = line_col(match.start())
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        alone = text[line_start : match.start()].strip() == ""
+        end_line = line + comment.count("\n")
+        lines = (line, end_line + 1) if alone else (line,)
+        rules = tuple(r.strip() for r in directive.group(2).split(",") if r.strip())
+        found.append(Suppression(line, col, rules, directive.group(3).strip(), directive.group(1) == "ignore-file", lines))
+    return found
+
+
+def _baseline_key(finding: Finding) -> tuple[str, str, str]:
+    return (Path(finding.path).as_posix(), finding.rule, finding.message)
+
+
+def write_baseline(findings: list[Finding], file: str) -> None:
+    """Record findings so a repo can adopt the linter; lines are left out so edits don't churn it."""
+    entries = sorted(map(_baseline_key, findings))
+    data = {"version": 1, "findings": [{"path": p, "rule": r, "message": m} for p, r, m in entries]}
+    Path(file).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+class BaselineError(ValueError):
+    """The baseline file is missing or malformed."""
+
+
+def read_baseline(file: str) -> Counter:
+    try:
+        data = json.loads(Path(file).read_text(encoding="utf-8"))
+        entries = data["findings"]
+        return Counter((e["path"], e["rule"], e["message"]) for e in entries)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise BaselineError(f"{file}: not a krpc-lint baseline ({exc})") from None
+
+
+def apply_baseline(findings: list[Finding], baseline: Counter) -> tuple[list[Finding], int]:
+    """Drop findings the baseline knows (each entry absorbs one finding)."""
+    remaining = Counter(baseline)
+    kept, dropped = [], 0
+    for finding in findings:
+        key = _baseline_key(finding)
+        if remaining[key] > 0:
+            remaining[key] -= 1
+            dropped += 1
+        else:
+            kept.append(finding)
+    return kept, dropped

@@ -1,0 +1,108 @@
+"""The struct registry of one message, as a reference graph (networkx).
+
+Kafka's generator registers common structs first, then every inline struct of the
+message body (a struct-typed field, or an array of structs, with the field's own
+``versions``). Fields inside common structs are not registered, so an inline struct
+there cannot be found later. The graph has one node per struct name plus the message
+root, and an edge for every field that refers to a struct; it answers which structs are
+defined twice, missing, re-specified, reachable or unused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from linter.model.spec import FieldSpec, MessageSpec, StructSpec
+from linter.model.versions import Versions
+
+if TYPE_CHECKING:
+    import networkx
+
+ROOT = "<message>"
+
+
+@dataclass(frozen=True, slots=True)
+class StructDef:
+    """A registered struct: where it was defined and the versions Kafka gives it."""
+
+    name: str
+    kind: str  # "common" | "inline"
+    versions: Versions | None
+    fields: tuple[FieldSpec, ...]
+    path: tuple
+
+
+class StructRegistry:
+    """Registration exactly as Kafka does it, plus the reference graph."""
+
+    def __init__(self, message: MessageSpec) -> None:
+        import networkx as nx
+
+        self.message = message
+        self.graph: networkx.DiGraph = nx.DiGraph()
+        self.graph.add_node(ROOT)
+        self.defs: dict[str, StructDef] = {}
+        self.duplicate_commons: list[StructSpec] = []
+        self.lowercase_commons: list[StructSpec] = []
+        self.duplicate_inline: list[FieldSpec] = []
+        self.respecified_commons: list[FieldSpec] = []
+        self.missing: list[FieldSpec] = []
+        self._register()
+
+    def _register(self) -> None:
+        for common in self.message.common_structs:
+            if common.name is None:
+                continue
+            if not common.name[:1].isupper():
+                self.lowercase_commons.append(common)
+            if common.name in self.defs:
+                self.duplicate_commons.append(common)
+                continue
+            self.defs[common.name] = StructDef(common.name, "common", common.versions, common.fields, common.path)
+            self.graph.add_node(common.name, kind="common")
+        self._register_inline(self.message.fields, ROOT)
+        for common in self.message.common_structs:
+            if common.name is not None:
+                self._link_common(common.fields, common.name)
+
+    def _register_inline(self, fields: tuple[FieldSpec, ...], parent: str) -> None:
+        for spec in fields:
+            name = spec.type.struct_name if spec.type is not None else None
+            if name is None:
+                continue
+            self.graph.add_edge(parent, name, field=spec.path)
+            if name in self.defs and self.defs[name].kind == "common":
+                if spec.has_fields:
+                    self.respecified_commons.append(spec)
+            elif name in self.defs:
+                self.duplicate_inline.append(spec)
+            else:
+                self.defs[name] = StructDef(name, "inline", spec.versions, spec.fields, spec.path)
+                self.graph.add_node(name, kind="inline")
+            self._register_inline(spec.fields, name)
+
+    def _link_common(self, fields: tuple[FieldSpec, ...], parent: str) -> None:
+        """Fields of common structs only look structs up; a name nobody registered is missing."""
+        for spec in fields:
+            name = spec.type.struct_name if spec.type is not None else None
+            if name is None:
+                continue
+            self.graph.add_edge(parent, name, field=spec.path)
+            if name not in self.defs:
+                self.missing.append(spec)
+            self._link_common(spec.fields, parent if name not in self.defs else name)
+
+    def lookup(self, name: str) -> StructDef | None:
+        return self.defs.get(name)
+
+    def reachable(self) -> set[str]:
+        import networkx as nx
+
+        return nx.descendants(self.graph, ROOT)
+
+    def unused_commons(self) -> list[StructSpec]:
+        """Common structs that no field of the message reaches, directly or through other structs."""
+        used = self.reachable()
+        return [c for c in self.message.common_structs if c.name is not None and c.name not in used
+                and c not in self.duplicate_commons]

@@ -1,0 +1,267 @@
+"""The immutable spec model: ``FieldSpec``, ``StructSpec``, ``MessageSpec``.
+
+Unlike Kafka's constructors, building never stops at the first problem: a value that
+cannot be bound or parsed is kept as ``None`` and the problem is recorded as an
+``Issue`` for the rule that owns it. Structural problems (unknown keys, wrong JSON kinds,
+bad enum values) are the JSON Schema's job (``linter.model.schema``); the builder only
+binds what it can.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from linter.model.jackson import BindError, as_bool, as_enum, as_int, as_list, as_string
+from linter.model.types import FieldType, TypeSyntaxError
+from linter.model.versions import NONE, Versions, VersionsError
+from linter.parse.jsonc import Path
+
+MESSAGE_TYPES = ("request", "response", "header", "data", "metadata")
+ENTITY_TYPES = ("unknown", "transactionalId", "producerId", "groupId", "topicName", "brokerId")
+LISTENERS = ("zkBroker", "broker", "controller")
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """A problem found while building the model, for the check named ``check``."""
+
+    check: str
+    path: Path
+    message: str
+    at_key: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class VersionsProp:
+    """A version-range property as written and as parsed (``None`` when absent or invalid)."""
+
+    text: str | None
+    value: Versions | None
+
+    @property
+    def given(self) -> bool:
+        return self.text is not None and self.text.strip() != ""
+
+
+@dataclass(frozen=True, slots=True)
+class FieldSpec:
+    path: Path
+    name: str | None
+    type_text: str | None
+    type: FieldType | None
+    versions: Versions | None  # effective: ``versions``, else ``taggedVersions``
+    versions_prop: VersionsProp
+    tagged_versions: Versions | None
+    nullable_versions: Versions | None
+    flexible_versions: VersionsProp  # field-level override (string/bytes only)
+    fields: tuple[FieldSpec, ...]
+    has_fields: bool  # a non-empty ``fields`` list was given
+    map_key: bool
+    ignorable: bool
+    zero_copy: bool
+    default: str  # "" when absent, as Kafka
+    default_given: bool
+    entity_type: str | None
+    about: str | None
+    tag: int | None
+    raw: dict[str, Any]
+
+    @property
+    def tagged(self) -> bool:
+        return self.tag is not None and self.tagged_versions is not None and not self.tagged_versions.empty
+
+    def child(self, *keys: str | int) -> Path:
+        return (*self.path, *keys)
+
+
+@dataclass(frozen=True, slots=True)
+class StructSpec:
+    """A named list of fields: the message body, a common struct, or an inline struct."""
+
+    path: Path
+    name: str | None
+    versions: Versions | None
+    fields: tuple[FieldSpec, ...]
+    kind: str  # "message" | "common" | "inline"
+    fields_path: Path = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MessageSpec:
+    path: str  # file path, for findings and cross-file checks
+    name: str | None
+    type: str | None
+    api_key: int | None
+    valid_versions: VersionsProp
+    flexible_versions: VersionsProp
+    deprecated_versions: VersionsProp
+    struct: StructSpec
+    common_structs: tuple[StructSpec, ...]
+    listeners: tuple[str, ...]
+    latest_version_unstable: bool
+    raw: dict[str, Any]
+    issues: tuple[Issue, ...] = field(default=())
+
+    @property
+    def fields(self) -> tuple[FieldSpec, ...]:
+        return self.struct.fields
+
+    @property
+    def versions(self) -> Versions | None:
+        return self.valid_versions.value
+
+    @property
+    def flexible(self) -> Versions:
+        """Flexible versions as Kafka uses them: ``none`` when missing or invalid."""
+        return self.flexible_versions.value or NONE
+
+    def all_structs(self) -> Iterator[StructSpec]:
+        """The message body, the common structs and every inline struct, depth first."""
+        yield self.struct
+        yield from _inline_structs(self.struct)
+        for common in self.common_structs:
+            yield common
+            yield from _inline_structs(common)
+
+    def all_fields(self) -> Iterator[tuple[FieldSpec, StructSpec]]:
+        """Every field with the struct that contains it."""
+        for struct in self.all_structs():
+            for spec in struct.fields:
+                yield spec, struct
+
+
+def _inline_structs(struct: StructSpec) -> Iterator[StructSpec]:
+    for spec in struct.fields:
+        if spec.type is not None and spec.type.struct_name is not None:
+            inline = StructSpec(spec.path, spec.type.name, spec.versions, spec.fields, "inline", spec.child("fields"))
+            yield inline
+            yield from _inline_structs(inline)
+        elif spec.fields:
+            yield from _inline_structs(StructSpec(spec.path, None, spec.versions, spec.fields, "inline"))
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.issues: list[Issue] = []
+
+    def issue(self, check: str, path: Path, message: str, at_key: bool = False) -> None:
+        self.issues.append(Issue(check, path, message, at_key))
+
+    def bound(self, fn, raw: dict[str, Any], key: str, path: Path, *args: Any) -> Any:
+        """Bind one property; a bind problem is the schema's to report, so it just reads as absent."""
+        try:
+            return fn(raw.get(key), key, *args)
+        except BindError:
+            return None if fn is not as_bool else False
+
+    def versions(self, raw: dict[str, Any], key: str, path: Path, default: Versions | None) -> VersionsProp:
+        text = self.bound(as_string, raw, key, path)
+        try:
+            return VersionsProp(text, Versions.parse(text, default))
+        except VersionsError as exc:
+            self.issue("version-syntax", (*path, key), f'invalid {key} "{text}": {exc}')
+            return VersionsProp(text, None)
+
+    def field(self, raw: Any, path: Path) -> FieldSpec | None:
+        if not isinstance(raw, dict):
+            return None  # the schema reports a field that is not an object
+        name = self.bound(as_string, raw, "name", path)
+        tagged = self.versions(raw, "taggedVersions", path, NONE)
+        tagged_value = tagged.value if tagged.value is not None else (NONE if not tagged.given else None)
+        versions_prop = self.versions(raw, "versions", path, None)
+        versions = versions_prop.value
+        if versions is None and not versions_prop.given and tagged_value is not None and not tagged_value.empty:
+            versions = tagged_value
+        type_text = self.bound(as_string, raw, "type", path)
+        field_type = None
+        if type_text is not None:
+            try:
+                field_type = FieldType.parse(type_text)
+            except TypeSyntaxError as exc:
+                check = "array-of-arrays" if exc.array_of_arrays else "type-syntax"
+                self.issue(check, (*path, "type"), f'invalid type "{type_text}": {exc}')
+        children_raw = as_list(raw.get("fields")) if not isinstance(raw.get("fields"), (str, int, float, bool)) else []
+        children = self.fields(children_raw, (*path, "fields"), bare=not isinstance(raw.get("fields"), list))
+        default = self.bound(as_string, raw, "default", path)
+        return FieldSpec(
+            path=path,
+            name=name,
+            type_text=type_text,
+            type=field_type,
+            versions=versions,
+            versions_prop=versions_prop,
+            tagged_versions=tagged_value,
+            nullable_versions=self.versions(raw, "nullableVersions", path, NONE).value,
+            flexible_versions=self.versions(raw, "flexibleVersions", path, None),
+            fields=children,
+            has_fields=bool(children_raw),
+            map_key=self.bound(as_bool, raw, "mapKey", path),
+            ignorable=self.bound(as_bool, raw, "ignorable", path),
+            zero_copy=self.bound(as_bool, raw, "zeroCopy", path),
+            default=default if default is not None else "",
+            default_given=default is not None,
+            entity_type=self.bound(as_enum, raw, "entityType", path, ENTITY_TYPES),
+            about=self.bound(as_string, raw, "about", path),
+            tag=self.bound(as_int, raw, "tag", path, 32),
+            raw=raw,
+        )
+
+    def fields(self, items: list[Any], path: Path, bare: bool = False) -> tuple[FieldSpec, ...]:
+        if bare:  # a single object given where a list was expected: Jackson wraps it
+            built = self.field(items[0], path) if items else None
+            return (built,) if built is not None else ()
+        built = (self.field(item, (*path, index)) for index, item in enumerate(items))
+        return tuple(spec for spec in built if spec is not None)
+
+    def struct_fields(self, raw: dict[str, Any], path: Path) -> tuple[FieldSpec, ...]:
+        value = raw.get("fields")
+        if isinstance(value, (str, int, float, bool)):
+            return ()
+        return self.fields(as_list(value), (*path, "fields"), bare=isinstance(value, dict))
+
+    def common_struct(self, raw: Any, path: Path) -> StructSpec | None:
+        if not isinstance(raw, dict):
+            return None
+        return StructSpec(
+            path=path,
+            name=self.bound(as_string, raw, "name", path),
+            versions=self.versions(raw, "versions", path, None).value,
+            fields=self.struct_fields(raw, path),
+            kind="common",
+            fields_path=(*path, "fields"),
+        )
+
+    def message(self, raw: dict[str, Any], file: str) -> MessageSpec:
+        root: Path = ()
+        valid = self.versions(raw, "validVersions", root, None)
+        commons_raw = raw.get("commonStructs")
+        commons_list = [] if isinstance(commons_raw, (str, int, float, bool)) else as_list(commons_raw)
+        commons_path: Path = ("commonStructs",)
+        if isinstance(commons_raw, dict):
+            commons = (self.common_struct(commons_raw, commons_path),)
+        else:
+            commons = tuple(self.common_struct(item, (*commons_path, i)) for i, item in enumerate(commons_list))
+        listeners_raw = raw.get("listeners")
+        listeners = tuple(item for item in as_list(listeners_raw) if isinstance(item, str))
+        name = self.bound(as_string, raw, "name", root)
+        return MessageSpec(
+            path=file,
+            name=name,
+            type=self.bound(as_enum, raw, "type", root, MESSAGE_TYPES),
+            api_key=self.bound(as_int, raw, "apiKey", root, 16),
+            valid_versions=valid,
+            flexible_versions=self.versions(raw, "flexibleVersions", root, NONE),
+            deprecated_versions=self.versions(raw, "deprecatedVersions", root, NONE),
+            struct=StructSpec(root, name, valid.value, self.struct_fields(raw, root), "message", ("fields",)),
+            common_structs=tuple(c for c in commons if c is not None),
+            listeners=listeners,
+            latest_version_unstable=self.bound(as_bool, raw, "latestVersionUnstable", root),
+            raw=raw,
+            issues=tuple(self.issues),
+        )
+
+
+def build_message(raw: dict[str, Any], file: str) -> MessageSpec:
+    """Bind a parsed spec object into the model, collecting problems instead of raising."""
+    return _Builder().message(raw, file)

@@ -1,0 +1,86 @@
+"""Field types, parsed as Kafka's generator parses them (``FieldType.java``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from linter.model.versions import java_trim
+
+PRIMITIVES = ("bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64", "string", "bytes", "records", "uuid")
+INTEGERS = {"int8": (-(2**7), 2**7 - 1), "int16": (-(2**15), 2**15 - 1), "uint16": (0, 2**16 - 1),
+            "int32": (-(2**31), 2**31 - 1), "uint32": (0, 2**32 - 1), "int64": (-(2**63), 2**63 - 1)}
+NULLABLE_KINDS = ("string", "bytes", "records")
+
+
+class TypeSyntaxError(ValueError):
+    """A type string Kafka's generator rejects; ``array_of_arrays`` tells the two rules apart."""
+
+    def __init__(self, message: str, array_of_arrays: bool = False) -> None:
+        super().__init__(message)
+        self.array_of_arrays = array_of_arrays
+
+
+@dataclass(frozen=True, slots=True)
+class FieldType:
+    """``name`` is a primitive or a struct name; ``is_array`` wraps it in ``[]``."""
+
+    name: str
+    is_array: bool = False
+
+    @staticmethod
+    def parse(text: str) -> FieldType:
+        text = java_trim(text)
+        if text in PRIMITIVES:
+            return FieldType(text)
+        if text.startswith("[]"):
+            element_text = text[2:]
+            if not element_text:
+                raise TypeSyntaxError(f"can't parse array type {text}: no element type found")
+            element = FieldType.parse(element_text)
+            if element.is_array:
+                raise TypeSyntaxError(
+                    "can't have an array of arrays; use an array of structs containing an array instead",
+                    array_of_arrays=True,
+                )
+            return FieldType(element.name, True)
+        if text[:1].isupper():
+            return FieldType(text)
+        raise TypeSyntaxError(f"can't parse type {text}")
+
+    @property
+    def element(self) -> FieldType:
+        return FieldType(self.name)
+
+    @property
+    def is_struct(self) -> bool:
+        """A struct (not an array of structs)."""
+        return not self.is_array and self.name not in PRIMITIVES
+
+    @property
+    def is_struct_array(self) -> bool:
+        return self.is_array and self.name not in PRIMITIVES
+
+    @property
+    def struct_name(self) -> str | None:
+        """The struct this field's type refers to, directly or as array element."""
+        return None if self.name in PRIMITIVES else self.name
+
+    @property
+    def is_string(self) -> bool:
+        return not self.is_array and self.name == "string"
+
+    @property
+    def is_bytes(self) -> bool:
+        return not self.is_array and self.name == "bytes"
+
+    @property
+    def is_records(self) -> bool:
+        return not self.is_array and self.name == "records"
+
+    @property
+    def can_be_nullable(self) -> bool:
+        """Strings, bytes, records, arrays and (KIP-893) structs may be null."""
+        return self.is_array or self.name in NULLABLE_KINDS or self.is_struct
+
+    def __str__(self) -> str:
+        return ("[]" if self.is_array else "") + self.name

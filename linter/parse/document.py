@@ -1,0 +1,116 @@
+"""A spec file as read from disk: its text, its JSON value, and positions on demand."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path as FsPath
+from typing import Any
+
+from linter.parse.jsonc import JsonSyntaxError, LineIndex, Path, PositionalParser, Positions, fast_load
+
+MAX_SPEC_BYTES = 16 * 1024 * 1024  # far above any real spec; guards memory on hostile input
+
+
+@dataclass
+class ReadProblem:
+    """Why a file has no usable JSON value: ``kind`` is encoding, syntax, trailing, empty or io."""
+
+    kind: str
+    message: str
+    offset: int = 0
+
+
+@dataclass
+class SpecDocument:
+    """One spec file. ``value`` is ``None`` when ``problem`` says why it could not be read."""
+
+    path: str
+    text: str
+    value: Any = None
+    problem: ReadProblem | None = None
+    _positions: Positions | None = field(default=None, repr=False)
+    _lines: LineIndex | None = field(default=None, repr=False)
+
+    @property
+    def positions(self) -> Positions:
+        """Offsets of every key and value, computed once, the first time they are needed."""
+        if self._positions is None:
+            parser = PositionalParser(self.text)
+            try:
+                parser.parse()
+            except (JsonSyntaxError, RecursionError):
+                pass  # positions recorded up to the error are still useful
+            self._positions = parser.positions
+        return self._positions
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        if self._lines is None:
+            self._lines = LineIndex(self.text)
+        return self._lines.line_col(offset)
+
+    def offset_of(self, path: Path, *, key: bool = False) -> int:
+        """Offset of the value (or key) at ``path``, falling back to the closest ancestor."""
+        positions = self.positions
+        probe = tuple(path)
+        while probe:
+            table = positions.keys if key else positions.values
+            if probe in table:
+                return table[probe]
+            if not key and probe in positions.keys:
+                return positions.keys[probe]
+            probe = probe[:-1]
+            key = False
+        return positions.values.get((), 0)
+
+    def locate(self, path: Path, *, key: bool = False) -> tuple[int, int]:
+        return self.line_col(self.offset_of(path, key=key))
+
+    @property
+    def duplicates(self) -> list[tuple[Path, int, int]]:
+        if self.value is None or self._clean:
+            return []
+        return self.positions.duplicates
+
+    _clean: bool = field(default=False, repr=False)
+
+
+def decode_text(data: bytes) -> tuple[str | None, ReadProblem | None]:
+    """Decode UTF-8 (a leading BOM is skipped, as Jackson does); anything else is a problem."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, ReadProblem("encoding", f"not valid UTF-8: byte 0x{data[exc.start]:02x} at byte {exc.start}", exc.start)
+    if text.startswith("\ufeff"):
+        text = " " + text[1:]  # keep offsets; the BOM reads as whitespace
+    return text, None
+
+
+def read_document(path: str, data: bytes) -> SpecDocument:
+    """Parse spec bytes into a document; never raises for bad content."""
+    if len(data) > MAX_SPEC_BYTES:
+        return SpecDocument(path, "", problem=ReadProblem("io", f"file is larger than {MAX_SPEC_BYTES} bytes"))
+    text, problem = decode_text(data)
+    if text is None:
+        return SpecDocument(path, "", problem=problem)
+    value = fast_load(text)
+    if value is not None:
+        return SpecDocument(path, text, value, _clean=True)
+    parser = PositionalParser(text)
+    try:
+        value = parser.parse()
+    except JsonSyntaxError as exc:
+        return SpecDocument(path, text, problem=ReadProblem(exc.kind, exc.message, exc.offset), _positions=parser.positions)
+    except RecursionError:
+        return SpecDocument(path, text, problem=ReadProblem("syntax", "nesting too deep", parser.pos))
+    return SpecDocument(path, text, value, _positions=parser.positions)
+
+
+def load_document(file: FsPath | str, display: str | None = None) -> SpecDocument:
+    """Read a spec file from disk; I/O errors become a problem, not an exception."""
+    name = display if display is not None else str(file)
+    try:
+        with open(file, "rb") as handle:
+            data = handle.read(MAX_SPEC_BYTES + 1)
+    except OSError as exc:
+        return SpecDocument(name, "", problem=ReadProblem("io", f"cannot read file: {exc.strerror or exc}"))
+    return read_document(name, data)
