@@ -108,7 +108,13 @@ def versions_required(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit
         if common.versions is None and not _given(ctx, (*common.path, "versions")):
             yield Hit(common.path, f"common struct {common.name} has no versions")
     for spec, _ in message.all_fields():
-        if spec.versions is None and not spec.versions_prop.given and (spec.tagged_versions or NONE).empty:
+        if spec.versions_prop.given:
+            continue  # given but unparseable: version-syntax reports it
+        struct_typed = spec.type is not None and spec.type.struct_name is not None
+        if struct_typed:
+            yield Hit(spec.path, f"struct field {_field_label(spec)} has no versions; struct fields need them "
+                      "even when tagged")
+        elif spec.versions is None and (spec.tagged_versions or NONE).empty:
             yield Hit(spec.path, f"field {_field_label(spec)} has no versions (and no taggedVersions to take them from)")
 
 
@@ -658,7 +664,7 @@ def empty_version_range(ctx: FileContext, options: dict[str, Any]) -> Iterator[H
                 yield Hit(spec.child(key), f'{key} "{text}" is an empty range (it means "none")')
 
 
-_STRICT_VERSIONS = re.compile(r"none|0|[1-9][0-9]*(\+|-(0|[1-9][0-9]*))?")
+_STRICT_VERSIONS = re.compile(r"none|(?:0|[1-9][0-9]*)(?:\+|-(?:0|[1-9][0-9]*))?")
 
 
 @check("canonical-version-syntax")
@@ -733,8 +739,8 @@ def unique_api_key(directory: DirectoryContext, options: dict[str, Any]) -> Iter
 @check("paired-api", scope="directory")
 def paired_api(directory: DirectoryContext, options: dict[str, Any]) -> Iterator[Hit]:
     """Every request has a response with its apiKey (``of: request``), and the reverse (``of: response``)."""
-    if not directory.complete:
-        return
+    if not directory.complete or any(ctx.message is None for ctx in directory.files):
+        return  # an unreadable file may be the missing partner: absence is not proven
     have, want = ("request", "response") if options.get("of", "request") == "request" else ("response", "request")
     partners = _by_api_key(directory, want)
     for key, owners in _by_api_key(directory, have).items():

@@ -34,7 +34,7 @@ class Example:
     """A spec text (or a directory of spec texts) a rule must flag (bad) or accept (good)."""
 
     kind: str  # "bad" | "good"
-    files: dict[str, str]  # file name -> content; one entry for single-file examples
+    files: dict[str, str | bytes]  # file name -> content; one entry for single-file examples
 
 
 @dataclass(frozen=True)
@@ -179,10 +179,15 @@ def _examples(examples: dict[str, Any], source: str):
         for item in examples.get(kind) or ():
             if isinstance(item, str):
                 yield Example(kind, {"Example.json": item})
+            elif isinstance(item, dict) and isinstance(item.get("hex"), str):
+                try:
+                    yield Example(kind, {"Example.json": bytes.fromhex(item["hex"])})
+                except ValueError:
+                    raise RuleError(f"{source}: {kind} example hex is not valid hex") from None
             elif isinstance(item, dict) and isinstance(item.get("files"), dict):
                 yield Example(kind, {str(k): str(v) for k, v in item["files"].items()})
             else:
-                raise RuleError(f"{source}: each {kind} example is a spec text or {{files: {{name: text}}}}")
+                raise RuleError(f"{source}: each {kind} example is a spec text, {{hex: ...}} or {{files: {{name: text}}}}")
 
 
 def _validate_check(check: Any, source: str) -> None:

@@ -99,10 +99,11 @@ def lint(paths: Sequence[str | os.PathLike] | str, config: Config | None = None)
     return lint_contexts(contexts, ruleset, config, complete={str(d) for d in complete})
 
 
-def lint_texts(texts: dict[str, str], config: Config | None = None, *, complete: bool = True) -> Report:
+def lint_texts(texts: dict[str, str | bytes], config: Config | None = None, *, complete: bool = True) -> Report:
     """Lint in-memory spec texts (name -> content) as one directory; used by examples and tests."""
     config = config or Config()
-    contexts = [FileContext(read_document(name, text.encode("utf-8"))) for name, text in texts.items()]
+    contexts = [FileContext(read_document(name, text if isinstance(text, bytes) else text.encode("utf-8")))
+                for name, text in texts.items()]
     whole = {str(Path(".").resolve())} if complete else set()
     return lint_contexts(contexts, select_rules(config), config, complete=whole)
 

@@ -66,8 +66,26 @@ def structure_issues(document: Any) -> list[Issue]:
         return []
     issues = []
     for error in _full_validator().iter_errors(document):
-        issues.extend(_issues_for(error))
+        for leaf in _leaf_errors(error):
+            issues.extend(_issues_for(leaf))
     return issues
+
+
+def _leaf_errors(error) -> list:
+    """Descend into ``anyOf``: report the errors of the branch meant for the value's JSON kind.
+
+    A list of fields fails ``anyOf[array, object, null]``; what the author needs is the
+    error inside the array branch (an unknown key in field 3), not "matches no branch".
+    """
+    if error.validator != "anyOf" or not error.context or not isinstance(error.instance, (list, dict)):
+        return [error]
+    branches: dict[int, list] = {}
+    for sub in error.context:
+        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+    fitting = [errs for errs in branches.values() if all(e.relative_path for e in errs)]
+    if len(fitting) != 1:
+        return [error]
+    return [leaf for sub in fitting[0] for leaf in _leaf_errors(sub)]
 
 
 def _issues_for(error) -> list[Issue]:

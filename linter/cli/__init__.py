@@ -1,0 +1,1 @@
+"""The ``krpc-lint`` command line (``linter.cli.main:main``)."""

@@ -1,0 +1,5 @@
+"""Output formats of a lint run: ``render(report, fmt)`` -> text, json, sarif, github or junit."""
+
+from linter.report.formats import FORMATS, render, tool_version
+
+__all__ = ["FORMATS", "render", "tool_version"]

@@ -1,0 +1,265 @@
+"""Render a ``Report`` for people (text), programs (json), code scanning (sarif), GitHub Actions
+annotations (github) and CI test dashboards (junit).
+
+Every renderer returns the whole output as one string. Heavy imports (rich, xml.etree,
+importlib.metadata) happen only in the format that needs them, so the CLI starts fast.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from linter.engine.findings import Finding, Report
+    from linter.engine.rules import Rule
+
+FORMATS = ("text", "json", "sarif", "github", "junit")
+
+TOOL_NAME = "krpc-lint"
+INFORMATION_URI = "https://pypi.org/project/krpc-lint/"
+SARIF_VERSION = "2.1.0"
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
+#: Key order of one finding in the JSON output (documented in docs/json-output.md).
+JSON_FINDING_KEYS = ("rule", "name", "severity", "category", "path", "line", "col", "message", "hint")
+
+_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+_GITHUB_COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
+_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+_PLURAL = {"error": "errors", "warning": "warnings", "info": "infos", "file": "files"}
+# Characters XML 1.0 cannot carry at all, even escaped.
+_XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def tool_version() -> str:
+    """The installed distribution's version, or 0.0.0 when running from a bare checkout."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(TOOL_NAME)
+    except PackageNotFoundError:
+        return "0.0.0"
+
+
+def render(report: Report, fmt: str, *, color: bool = False, rules: dict[str, Rule] | None = None,
+           files: list[str] | None = None) -> str:
+    """The report in format ``fmt`` (one of ``FORMATS``).
+
+    ``color`` applies to ``text``; ``rules`` (id -> Rule) describes the rules in ``sarif``;
+    ``files`` (display paths of every linted file) gives ``junit`` its passing test cases.
+    """
+    renderers: dict[str, Callable[[], str]] = {
+        "text": lambda: render_text(report, color=color),
+        "json": lambda: render_json(report),
+        "sarif": lambda: render_sarif(report, rules),
+        "github": lambda: render_github(report),
+        "junit": lambda: render_junit(report, files),
+    }
+    if fmt not in renderers:
+        raise ValueError(f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})")
+    return renderers[fmt]()
+
+
+def rule_label(finding: Finding) -> str:
+    """``KL301 [field-name-pattern]``: the rule as findings name it in text, github and junit."""
+    return f"{finding.rule} [{finding.name}]" if finding.name else finding.rule
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word if count == 1 else _PLURAL[word]}"
+
+
+def summary_line(report: Report) -> str:
+    """``Found 3 errors, 1 warning in 258 files.`` or ``All checks passed: 258 files.``"""
+    summary = report.summary
+    files = _plural(summary["files"], "file")
+    hidden = [f"{summary[key]} {key}" for key in ("suppressed", "baselined") if summary[key]]
+    tail = f" ({', '.join(hidden)})" if hidden else ""
+    if not report.findings:
+        return f"All checks passed: {files}{tail}."
+    counts = [(summary["errors"], "error"), (summary["warnings"], "warning"), (summary["infos"], "info")]
+    found = ", ".join(_plural(count, word) for count, word in counts if count)
+    return f"Found {found} in {files}{tail}."
+
+
+# --- text ----------------------------------------------------------------------------------
+
+Segments = list[tuple[str, str]]  # (text, rich style); style "" is plain
+
+
+def _text_lines(report: Report) -> Iterable[Segments]:
+    for finding in report.findings:
+        yield [(f"{finding.path}:{finding.line}:{finding.col}:", "bold"), (" ", ""),
+               (rule_label(finding), _STYLE.get(finding.severity, "")), (f" {finding.message}", "")]
+        if finding.hint:
+            yield [("  hint: ", "dim"), (" ".join(finding.hint.split()), "")]
+    summary = report.summary
+    style = "bold red" if summary["errors"] else "yellow" if report.findings else "green"
+    yield [(summary_line(report), style)]
+
+
+def render_text(report: Report, *, color: bool = False) -> str:
+    lines = list(_text_lines(report))
+    if not color:
+        return "".join("".join(text for text, _ in segments) + "\n" for segments in lines)
+    from io import StringIO
+
+    from rich.console import Console
+    from rich.text import Text
+
+    buffer = StringIO()
+    console = Console(file=buffer, force_terminal=True, no_color=False, color_system="standard",
+                      highlight=False, markup=False, emoji=False, soft_wrap=True, width=10_000)
+    for segments in lines:
+        console.print(Text.assemble(*((text, style or None) for text, style in segments)))
+    return buffer.getvalue()
+
+
+# --- json ----------------------------------------------------------------------------------
+
+
+def render_json(report: Report) -> str:
+    data = report.to_dict()
+    data["findings"] = [{key: item[key] for key in JSON_FINDING_KEYS} for item in data["findings"]]
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+# --- sarif ---------------------------------------------------------------------------------
+
+
+def _artifact_uri(path: str) -> str:
+    """A relative path as a relative URI reference with forward slashes; absolute ones as file: URIs."""
+    from urllib.parse import quote
+
+    pure = PurePath(path)
+    if pure.is_absolute():
+        return Path(path).as_uri()
+    return quote(pure.as_posix(), safe="/")
+
+
+def _sarif_rule(rule: Rule) -> dict[str, Any]:
+    descriptor: dict[str, Any] = {
+        "id": rule.id,
+        "name": rule.name,
+        "shortDescription": {"text": rule.title},
+        "fullDescription": {"text": rule.rationale or rule.title},
+        "help": {"text": rule.hint or rule.title},
+        "defaultConfiguration": {"level": _SARIF_LEVEL[rule.severity]},
+        "properties": {"category": rule.category, "profiles": list(rule.profiles), "tags": [rule.category]},
+    }
+    link = next((ref for ref in rule.references if ref.startswith(("https://", "http://"))), None)
+    if link:
+        descriptor["helpUri"] = link
+    return descriptor
+
+
+def _sarif_rule_from_finding(finding: Finding) -> dict[str, Any]:
+    """A descriptor for a finding whose rule the caller did not describe."""
+    return {
+        "id": finding.rule,
+        "name": finding.name,
+        "shortDescription": {"text": finding.name or finding.rule},
+        "help": {"text": finding.hint or finding.name or finding.rule},
+        "defaultConfiguration": {"level": _SARIF_LEVEL[finding.severity]},
+        "properties": {"category": finding.category, "tags": [finding.category]},
+    }
+
+
+def render_sarif(report: Report, rules: dict[str, Rule] | None = None) -> str:
+    by_id = {rule.id: rule for rule in (rules or {}).values()}
+    descriptors = [_sarif_rule(by_id[rule_id]) for rule_id in sorted(by_id)]
+    index = {descriptor["id"]: position for position, descriptor in enumerate(descriptors)}
+    for finding in report.findings:
+        if finding.rule not in index:
+            index[finding.rule] = len(descriptors)
+            descriptors.append(_sarif_rule_from_finding(finding))
+    results = [{
+        "ruleId": finding.rule,
+        "ruleIndex": index[finding.rule],
+        "level": _SARIF_LEVEL[finding.severity],
+        "message": {"text": finding.message},
+        "locations": [{
+            "physicalLocation": {
+                "artifactLocation": {"uri": _artifact_uri(finding.path)},
+                "region": {"startLine": max(1, finding.line), "startColumn": max(1, finding.col)},
+            },
+        }],
+    } for finding in report.findings]
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": SARIF_VERSION,
+        "runs": [{
+            "tool": {"driver": {
+                "name": TOOL_NAME,
+                "version": tool_version(),
+                "informationUri": INFORMATION_URI,
+                "rules": descriptors,
+            }},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+# --- github --------------------------------------------------------------------------------
+
+
+def escape_data(value: str) -> str:
+    """GitHub's escaping of a workflow command's message (after ``::``)."""
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(value: str) -> str:
+    """GitHub's escaping of a workflow command's property value (``file=...,title=...``)."""
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(report: Report) -> str:
+    lines = []
+    for finding in report.findings:
+        properties = {
+            "file": PurePath(finding.path).as_posix(),
+            "line": str(finding.line),
+            "col": str(finding.col),
+            "title": rule_label(finding),
+        }
+        props = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items())
+        command = _GITHUB_COMMAND.get(finding.severity, "notice")
+        lines.append(f"::{command} {props}::{escape_data(finding.message)}\n")
+    return "".join(lines)
+
+
+# --- junit ---------------------------------------------------------------------------------
+
+
+def _xml_text(value: str) -> str:
+    return _XML_INVALID.sub("\ufffd", value)
+
+
+def render_junit(report: Report, files: list[str] | None = None) -> str:
+    """One test case per linted file; each error or warning is a ``<failure>`` of its file."""
+    import xml.etree.ElementTree as ET
+
+    failing: dict[str, list[Finding]] = {}
+    for finding in report.findings:
+        if finding.severity in ("error", "warning"):
+            failing.setdefault(finding.path, []).append(finding)
+    names = list(dict.fromkeys([*(files or ()), *(finding.path for finding in report.findings)]))
+    suites = ET.Element("testsuites", name=TOOL_NAME, tests=str(len(names)), failures=str(len(failing)),
+                        errors="0")
+    suite = ET.SubElement(suites, "testsuite", name=TOOL_NAME, tests=str(len(names)),
+                          failures=str(len(failing)), errors="0", skipped="0", time="0")
+    for name in names:
+        case = ET.SubElement(suite, "testcase", name=_xml_text(name), classname=TOOL_NAME,
+                             file=_xml_text(name), time="0")
+        for finding in failing.get(name, ()):
+            failure = ET.SubElement(case, "failure", type=finding.severity,
+                                    message=_xml_text(f"{rule_label(finding)} {finding.message}"))
+            failure.text = _xml_text(f"{finding.path}:{finding.line}:{finding.col}")
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
