@@ -47,10 +47,8 @@ def _message(ctx: FileContext) -> MessageSpec | None:
     return ctx.message
 
 
-def _fields(ctx: FileContext) -> Iterator[tuple[FieldSpec, StructSpec]]:
-    message = ctx.message
-    if message is not None:
-        yield from message.all_fields()
+def _fields(ctx: FileContext) -> list[tuple[FieldSpec, StructSpec]]:
+    return ctx.fields
 
 
 def _field_label(spec: FieldSpec) -> str:
@@ -107,7 +105,7 @@ def versions_required(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit
     for common in message.common_structs:
         if common.versions is None and not _given(ctx, (*common.path, "versions")):
             yield Hit(common.path, f"common struct {common.name} has no versions")
-    for spec, _ in message.all_fields():
+    for spec, _ in ctx.fields:
         if spec.versions_prop.given:
             continue  # given but unparseable: version-syntax reports it
         struct_typed = spec.type is not None and spec.type.struct_name is not None
@@ -194,7 +192,7 @@ def field_flexible_versions_subset(ctx: FileContext, options: dict[str, Any]) ->
     message = ctx.message
     if message is None:
         return
-    for spec, _ in message.all_fields():
+    for spec, _ in ctx.fields:
         override = spec.flexible_versions.value
         if override is not None and spec.flexible_versions.given and message.flexible.intersect(override) != override:
             yield Hit(spec.child("flexibleVersions"), f"field {_field_label(spec)} has flexibleVersions {override}, "
@@ -270,7 +268,7 @@ def unique_field_names(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hi
     if message is None:
         return
     fold = bool(options.get("ignore_case"))
-    for struct in message.all_structs():
+    for struct in ctx.structs:
         seen: dict[str, str] = {}
         for spec in struct.fields:
             if spec.name is None:
@@ -368,7 +366,7 @@ def tagged_versions_flexible(ctx: FileContext, options: dict[str, Any]) -> Itera
     message = ctx.message
     if message is None:
         return
-    for spec, _ in message.all_fields():
+    for spec, _ in ctx.fields:
         tagged = spec.tagged_versions
         if tagged is None or tagged.empty:
             continue
@@ -414,7 +412,7 @@ def unique_tags(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     message = ctx.message
     if message is None:
         return
-    for struct in message.all_structs():
+    for struct in ctx.structs:
         seen: dict[int, str] = {}
         for spec in struct.fields:
             if spec.tag is None:
@@ -432,7 +430,7 @@ def contiguous_tags(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     message = ctx.message
     if message is None:
         return
-    for struct in message.all_structs():
+    for struct in ctx.structs:
         tags = {spec.tag for spec in struct.fields if spec.tag is not None}
         for expected in range(len(tags)):
             if expected not in tags:
@@ -656,7 +654,7 @@ def empty_version_range(ctx: FileContext, options: dict[str, Any]) -> Iterator[H
     if message is None:
         return
     keys = ("versions", "nullableVersions", "taggedVersions", "flexibleVersions")
-    for spec, _ in message.all_fields():
+    for spec, _ in ctx.fields:
         for key in keys:
             text = spec.raw.get(key)
             match = _REVERSED.match(text) if isinstance(text, str) else None

@@ -8,7 +8,7 @@ from pathlib import Path as FsPath
 
 from linter.model.registry import StructRegistry
 from linter.model.schema import structure_issues
-from linter.model.spec import Issue, MessageSpec, build_message
+from linter.model.spec import FieldSpec, Issue, MessageSpec, StructSpec, build_message
 from linter.parse.document import SpecDocument
 from linter.parse.jsonc import Path
 
@@ -44,6 +44,15 @@ class FileContext:
         if not isinstance(value, dict):
             return None
         return build_message(value, self.document.path)
+
+    @cached_property
+    def fields(self) -> list[tuple[FieldSpec, StructSpec]]:
+        """Every field with its struct, computed once for all checks."""
+        return [] if self.message is None else list(self.message.all_fields())
+
+    @cached_property
+    def structs(self) -> list[StructSpec]:
+        return [] if self.message is None else list(self.message.all_structs())
 
     @cached_property
     def registry(self) -> StructRegistry | None:

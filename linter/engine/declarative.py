@@ -86,9 +86,9 @@ def _nodes(ctx: FileContext, message: MessageSpec, kind: str) -> Iterator[tuple[
 
         yield (), message_facts(message, Path(ctx.path).name)
     elif kind == "field":
-        for spec, struct in message.all_fields():
+        for spec, struct in ctx.fields:
             yield spec.path, field_facts(spec, struct, message)
     else:
-        for struct in message.all_structs():
+        for struct in ctx.structs:
             if struct.kind != "message":
                 yield struct.path, struct_facts(struct, message)

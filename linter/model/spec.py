@@ -10,12 +10,15 @@ binds what it can.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Iterator
 
 from linter.model.jackson import BindError, as_bool, as_enum, as_int, as_list, as_string
 from linter.model.types import FieldType, TypeSyntaxError
 from linter.model.versions import NONE, Versions, VersionsError
 from linter.parse.jsonc import Path
+
+_parse_versions = lru_cache(maxsize=4096)(Versions.parse)  # specs repeat "0+" thousands of times
 
 MESSAGE_TYPES = ("request", "response", "header", "data", "metadata")
 ENTITY_TYPES = ("unknown", "transactionalId", "producerId", "groupId", "topicName", "brokerId")
@@ -150,6 +153,11 @@ class _Builder:
 
     def bound(self, fn, raw: dict[str, Any], key: str, path: Path, *args: Any) -> Any:
         """Bind one property; a bind problem is the schema's to report, so it just reads as absent."""
+        value = raw.get(key)
+        if value is None:
+            return False if fn is as_bool else None
+        if fn is as_string and type(value) is str:
+            return value
         try:
             return fn(raw.get(key), key, *args)
         except BindError:
@@ -158,7 +166,7 @@ class _Builder:
     def versions(self, raw: dict[str, Any], key: str, path: Path, default: Versions | None) -> VersionsProp:
         text = self.bound(as_string, raw, key, path)
         try:
-            return VersionsProp(text, Versions.parse(text, default))
+            return VersionsProp(text, _parse_versions(text, default))
         except VersionsError as exc:
             self.issue("version-syntax", (*path, key), f'invalid {key} "{text}": {exc}')
             return VersionsProp(text, None)

@@ -25,6 +25,9 @@ from typing import Any
 Path = tuple[str | int, ...]
 
 _COMMENT_OR_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|(//[^\n]*|/\*.*?\*/)', re.S)
+# Keeps each string (group 1) and turns each comment into a space, entirely in C: an
+# unmatched group is replaced by "", so the template is "string + space" or "space".
+_STRING_OR_COMMENT = re.compile(r'("(?:[^"\\\n]|\\.)*")|//[^\n]*|/\*.*?\*/', re.S)
 _HAS_COMMENT_START = re.compile(r"/[/*]")
 
 
@@ -43,9 +46,31 @@ class _Duplicate(Exception):
 
 
 def _strip_comments(text: str) -> str:
-    if not _HAS_COMMENT_START.search(text):
+    """Blank out comments. Strings cannot span lines in valid JSON (and ``json.loads``
+    rejects the document if one does), so only lines holding a '/' need the regex; block
+    comments, which may span lines, send the whole text through it."""
+    if "/" not in text:
         return text
-    return _COMMENT_OR_STRING.sub(lambda m: " " if m.group(1) else m.group(0), text)
+    if "/*" in text:
+        return _STRING_OR_COMMENT.sub(r"\1 ", text)
+    out = []
+    find, start = text.find, 0
+    slash = find("/")
+    while slash >= 0:
+        line_start = text.rfind("\n", 0, slash) + 1
+        line_end = find("\n", slash)
+        if line_end < 0:
+            line_end = len(text)
+        out.append(text[start:line_start])
+        before = text[line_start:slash]
+        if '"' not in before and text.startswith("//", slash):
+            out.append(before)  # the usual case: a comment that owns the rest of the line
+        else:
+            out.append(_STRING_OR_COMMENT.sub(r"\1 ", text[line_start:line_end]))
+        start = line_end
+        slash = find("/", line_end)
+    out.append(text[start:])
+    return "".join(out)
 
 
 def _reject_constant(name: str) -> Any:

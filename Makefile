@@ -1,0 +1,35 @@
+# Two commands: `make run` (set up and lint the bundled fixtures) and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test install bench docs clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## Lint the bundled fixtures: the valid ones pass, the invalid ones show every rule at work.
+run: install
+	$(BIN)/krpc-lint lint fixtures/valid
+	-$(BIN)/krpc-lint lint --profile strict fixtures/invalid
+
+## The whole test suite (uses ../shared when present; CI=true makes its absence a failure).
+test: install
+	$(BIN)/python -m pytest
+
+bench: install
+	$(BIN)/python bench/lint.py
+
+docs: install
+	$(BIN)/python -m linter.report.rules_doc > docs/rules.md
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

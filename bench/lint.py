@@ -1,0 +1,84 @@
+"""Lint speed on Kafka's trunk specs, side by side with the floor of merely parsing them.
+
+Floor: read every file and ``json.loads`` it after blanking comments (json.loads cannot
+read comments; the blanking is the same fast routine the linter uses). Prints medians of
+several runs and the ratios the goals are stated in:
+
+* in-process ``linter.lint`` of the directory  vs  the in-process floor   (goal <= 10x)
+* a cold ``krpc-lint lint DIR`` process          vs  a cold python process doing the floor
+                                                    (goal <= 0.5 s)
+
+Usage: python bench/lint.py [SPEC_DIR] [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DIR = ROOT.parent / "shared" / "kafka-specs" / "trunk-2024-10"
+
+FLOOR_SNIPPET = """
+import json, sys, pathlib
+from linter.parse.jsonc import _strip_comments
+for path in sorted(pathlib.Path(sys.argv[1]).rglob("*.json")):
+    json.loads(_strip_comments(path.read_text(encoding="utf-8")))
+"""
+
+
+def floor(files: list[Path]) -> None:
+    from linter.parse.jsonc import _strip_comments
+
+    for path in files:
+        json.loads(_strip_comments(path.read_text(encoding="utf-8")))
+
+
+def median_seconds(fn, runs: int) -> float:
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("spec_dir", nargs="?", default=str(DEFAULT_DIR))
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    spec_dir = Path(args.spec_dir)
+    if not spec_dir.is_dir():
+        print(f"spec directory not found: {spec_dir}", file=sys.stderr)
+        return 2
+    files = sorted(spec_dir.rglob("*.json"))
+
+    from linter import lint
+
+    lint([spec_dir])  # warm: rule pack cache, compiled validators, imports
+    in_floor = median_seconds(lambda: floor(files), args.runs)
+    in_lint = median_seconds(lambda: lint([spec_dir]), args.runs)
+
+    exe = Path(sys.executable).with_name("krpc-lint")
+    cli = [str(exe), "lint", str(spec_dir), "--format", "json", "--output", "/dev/null"]
+    floor_proc = [sys.executable, "-c", FLOOR_SNIPPET, str(spec_dir)]
+    subprocess.run(cli, capture_output=True)  # first run fills the rule cache
+    cold_floor = median_seconds(lambda: subprocess.run(floor_proc, check=True, capture_output=True), args.runs)
+    cold_cli = median_seconds(lambda: subprocess.run(cli, capture_output=True), args.runs)
+
+    print(f"krpc-lint lint of {len(files)} spec files in {spec_dir} (median of {args.runs} runs)")
+    print(f"{'measure':34} {'floor (json.loads)':>20} {'krpc-lint':>12} {'ratio':>8}  goal")
+    print(f"{'in-process':34} {in_floor * 1000:17.1f} ms {in_lint * 1000:9.1f} ms {in_lint / in_floor:7.1f}x  <= 10x")
+    print(f"{'cold process (python start incl.)':34} {cold_floor * 1000:17.1f} ms {cold_cli * 1000:9.1f} ms "
+          f"{cold_cli / cold_floor:7.1f}x  <= 500 ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
