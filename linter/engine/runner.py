@@ -136,11 +136,20 @@ def lint_contexts(contexts: list[FileContext], ruleset: RuleSet, config: Config,
     return report
 
 
-def _run(rule: Rule, target) -> Iterable[Hit]:
+def _run(rule: Rule, target) -> list[Hit]:
+    """Run one rule's check; a crash inside a check becomes a hit naming the rule, never a traceback."""
     check = rule.check
-    if "function" in check:
-        return CHECKS[check["function"]].fn(target, check.get("options") or {})
-    return run_declarative(target, check)
+    owner = getattr(target, "path", None) or next((ctx.path for ctx in getattr(target, "files", ())), None)
+    try:
+        if "function" in check:
+            return list(CHECKS[check["function"]].fn(target, check.get("options") or {}))
+        return list(run_declarative(target, check))
+    except (RecursionError, MemoryError) as exc:
+        return [Hit((), f"{rule.name} could not check this file: {type(exc).__name__} (input too deeply nested)",
+                    file=owner)]
+    except Exception as exc:  # noqa: BLE001 - a bug in one check must not hide the other findings
+        return [Hit((), f"internal error in check {rule.name}: {type(exc).__name__}: {exc}",
+                    file=owner)]
 
 
 def _directories(contexts: list[FileContext], complete: set[str]) -> list[DirectoryContext]:
