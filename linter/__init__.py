@@ -15,8 +15,31 @@ are ``Finding``s (path, line, col, rule, name, severity, category, message, hint
 
 from __future__ import annotations
 
-from linter.engine.config import Config, ConfigError, load_config
-from linter.engine.findings import Finding, Report
-from linter.engine.runner import UsageError, all_rules, lint, lint_texts
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["Config", "ConfigError", "Finding", "Report", "UsageError", "all_rules", "lint", "lint_texts", "load_config"]
+if TYPE_CHECKING:
+    from linter.engine.config import Config, ConfigError, load_config
+    from linter.engine.findings import Finding, Report
+    from linter.engine.runner import UsageError, all_rules, lint, lint_texts
+
+# Exported names load their module on first use, so ``krpc-lint --version`` or ``schema``
+# do not pay for the engine's imports.
+_EXPORTS = {
+    "Config": "linter.engine.config", "ConfigError": "linter.engine.config", "load_config": "linter.engine.config",
+    "Finding": "linter.engine.findings", "Report": "linter.engine.findings",
+    "UsageError": "linter.engine.runner", "all_rules": "linter.engine.runner", "lint": "linter.engine.runner",
+    "lint_texts": "linter.engine.runner",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'linter' has no attribute {name!r}")
+    return getattr(import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from linter.engine.rules import PROFILES, SEVERITIES
+from linter.engine.levels import PROFILES, SEVERITIES
 
 CONFIG_FILES = (".krpc-lint.yaml", ".krpc-lint.yml", "pyproject.toml")
 _KEYS = {"profile", "select", "ignore", "severity", "fail-on", "exclude", "rule-packs", "baseline", "per-path"}

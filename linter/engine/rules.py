@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from linter.engine.checks import CHECKS
+from linter.engine.levels import PROFILES, SEVERITIES
 
-SEVERITIES = ("error", "warning", "info")
-PROFILES = ("kafka", "recommended", "strict")
 NODE_KINDS = ("message", "field", "struct")
 _REQUIRED = ("id", "name", "title", "severity", "category", "profiles", "rationale", "check")
 _OPTIONAL = ("hint", "references", "examples", "kafka")

@@ -75,7 +75,8 @@ def collect_files(paths: Sequence[str | os.PathLike], config: Config) -> tuple[l
     return unique, complete
 
 
-def _display(path: Path) -> str:
+def display_path(path: Path) -> str:
+    """How a file is named in findings: relative to the working directory when that is shorter."""
     try:
         rel = os.path.relpath(path)
     except ValueError:
@@ -95,7 +96,7 @@ def lint(paths: Sequence[str | os.PathLike] | str, config: Config | None = None)
         paths = [paths]
     ruleset = select_rules(config)
     files, complete = collect_files(paths, config)
-    contexts = [FileContext(load_document(f, _display(f))) for f in files]
+    contexts = [FileContext(load_document(f, display_path(f))) for f in files]
     return lint_contexts(contexts, ruleset, config, complete={str(d) for d in complete})
 
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from linter.engine.findings import Finding, Report
     from linter.engine.rules import Rule
 
-FORMATS = ("text", "json", "sarif", "github", "junit")
+from linter.engine.levels import FORMATS  # noqa: E402
 
 TOOL_NAME = "krpc-lint"
 INFORMATION_URI = "https://pypi.org/project/krpc-lint/"
@@ -29,7 +29,7 @@ JSON_FINDING_KEYS = ("rule", "name", "severity", "category", "path", "line", "co
 
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 _GITHUB_COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
-_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _PLURAL = {"error": "errors", "warning": "warnings", "info": "infos", "file": "files"}
 # Characters XML 1.0 cannot carry at all, even escaped.
 _XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -94,7 +94,7 @@ Segments = list[tuple[str, str]]  # (text, rich style); style "" is plain
 def _text_lines(report: Report) -> Iterable[Segments]:
     for finding in report.findings:
         yield [(f"{finding.path}:{finding.line}:{finding.col}:", "bold"), (" ", ""),
-               (rule_label(finding), _STYLE.get(finding.severity, "")), (f" {finding.message}", "")]
+               (rule_label(finding), SEVERITY_STYLE.get(finding.severity, "")), (f" {finding.message}", "")]
         if finding.hint:
             yield [("  hint: ", "dim"), (" ".join(finding.hint.split()), "")]
     summary = report.summary

@@ -1,0 +1,348 @@
+"""``krpc-lint``: lint Kafka message specs, list and explain the rules, print the spec schema.
+
+Exit codes: 0 when no finding reaches the fail level, 1 when one does, 2 for usage errors
+(bad path, config, selector or baseline) and internal errors.
+
+This module imports only click: the engine, rich and the output formats load inside the
+commands that use them, so ``--help``, ``--version`` and ``schema`` stay fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    from linter.engine.config import Config
+    from linter.engine.rules import Rule
+
+from linter.engine.levels import FORMATS, PROFILES, SEVERITIES  # noqa: E402 - costs no imports
+
+DEBUG_ENV = "KRPC_LINT_DEBUG"
+
+
+class CliError(click.ClickException):
+    """A usage error: the message goes to stderr and the exit code is 2."""
+
+    exit_code = 2
+    prefix = "error"
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"krpc-lint: {self.prefix}: {self.message}", err=True)
+
+
+class InternalError(CliError):
+    prefix = "internal error"
+
+
+def _translate(exc: Exception) -> CliError:
+    """Known problems become usage errors; anything else is an internal error."""
+    try:
+        from linter.engine.config import ConfigError
+        from linter.engine.rules import RuleError
+        from linter.engine.runner import UsageError
+        from linter.engine.suppress import BaselineError
+    except Exception:  # a broken install: report the original problem, not this one
+        known: tuple[type[Exception], ...] = ()
+    else:
+        known = (UsageError, ConfigError, RuleError, BaselineError)
+    if isinstance(exc, known):
+        return CliError(str(exc))
+    if os.environ.get(DEBUG_ENV) == "1":
+        import traceback
+
+        traceback.print_exception(exc)
+    return InternalError(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+
+
+class _App(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except BrokenPipeError:  # `krpc-lint rules | head`: stop quietly
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            ctx.exit(1)
+        except Exception as exc:
+            raise _translate(exc) from exc
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from linter.report.formats import tool_version
+
+    click.echo(f"krpc-lint {tool_version()}")
+    ctx.exit()
+
+
+@click.group(cls=_App, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version and exit.")
+def cli() -> None:
+    """Lint Apache Kafka message-spec JSON files."""
+
+
+config_option = click.option(
+    "--config", "config_file", type=click.Path(dir_okay=False), default=None,
+    help="Config file (default: .krpc-lint.yaml or pyproject.toml [tool.krpc-lint] found from the "
+         "working directory up).")
+
+
+def _load_config(config_file: str | None) -> Config:
+    from linter.engine.config import load_config
+
+    return load_config(config_file)
+
+
+# --- lint ----------------------------------------------------------------------------------
+
+
+@cli.command("lint")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="Output format.")
+@click.option("--profile", type=click.Choice(PROFILES), default=None,
+              help="Rule profile (default: the config's, else recommended).")
+@click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
+              help="Lowest severity that makes the exit code 1 (default: the config's, else error).")
+@click.option("--select", multiple=True, metavar="RULE",
+              help="Also run these rules (id, id prefix, name, category or profile); repeatable.")
+@click.option("--ignore", multiple=True, metavar="RULE", help="Do not run these rules; repeatable.")
+@config_option
+@click.option("--baseline", type=click.Path(dir_okay=False), default=None,
+              help="Leave out the findings recorded in this baseline file.")
+@click.option("--write-baseline", type=click.Path(dir_okay=False), default=None,
+              help="Record every current finding in this file and exit 0.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
+              help="Write the report to this file instead of standard output.")
+@click.option("--color/--no-color", default=None,
+              help="Colour the text report (default: when standard output is a terminal and NO_COLOR is unset).")
+@click.pass_context
+def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: str | None,
+                 fail_on: str | None, select: tuple[str, ...], ignore: tuple[str, ...],
+                 config_file: str | None, baseline: str | None, write_baseline: str | None,
+                 output: str | None, color: bool | None) -> None:
+    """Lint spec files and directories (directories are searched for *.json)."""
+    from linter.engine.runner import collect_files, display_path, lint, select_rules
+    from linter.report.formats import render
+
+    config = _load_config(config_file)
+    config = config.with_overrides(
+        profile=profile,
+        fail_on=fail_on,
+        select=(*config.select, *select) if select else None,
+        ignore=(*config.ignore, *ignore) if ignore else None,
+        baseline=baseline,
+    )
+    files = collect_files(paths, config)[0] if (output or write_baseline or fmt == "junit") else []
+    if write_baseline:
+        _refuse_to_overwrite(write_baseline, files, [config.source])
+        report = lint(paths, replace(config, baseline=None))
+        from linter.engine.suppress import write_baseline as record
+
+        _write(write_baseline, lambda file: record(report.findings, file))
+        count = len(report.findings)
+        click.echo(f"krpc-lint: recorded {count} finding{'' if count == 1 else 's'} in {write_baseline}", err=True)
+        ctx.exit(0)
+    if output:
+        _refuse_to_overwrite(output, files, [config.source, config.baseline])
+    report = lint(paths, config)
+    rules = None
+    if fmt == "sarif":
+        ruleset = select_rules(config)
+        rules = {rule.id: replace(rule, severity=ruleset.severity_of(rule)) for rule in ruleset.rules}
+    if color is None:
+        color = output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    color = color and fmt == "text"
+    text = render(report, fmt, color=color, rules=rules,
+                  files=[display_path(f) for f in files] if fmt == "junit" else None)
+    if output:
+        _write(output, lambda file: Path(file).write_text(text, encoding="utf-8"))
+    else:
+        click.echo(text, nl=False, color=color)
+    ctx.exit(1 if report.failed(config.fail_on) else 0)
+
+
+def _refuse_to_overwrite(target: str, inputs: list[Path], others: list[str | None]) -> None:
+    """An output file must not be a linted spec, the config or the baseline it reads."""
+    resolved = Path(target).resolve()
+    if any(Path(path).resolve() == resolved for path in inputs):
+        raise CliError(f"{target}: refusing to overwrite a spec file being linted")
+    if any(other and Path(other).resolve() == resolved for other in others):
+        raise CliError(f"{target}: refusing to overwrite the config or baseline file this run reads")
+
+
+def _write(file: str, write: Callable[[str], object]) -> None:
+    """``write(file)``, with an unwritable file reported as a usage error."""
+    try:
+        write(file)
+    except OSError as exc:
+        raise CliError(f"{file}: cannot write: {exc.strerror or exc}") from None
+
+
+# --- rules ---------------------------------------------------------------------------------
+
+_COLUMNS = ("id", "name", "severity", "category", "profiles", "title")
+
+
+def _rule_dict(rule: Rule) -> dict[str, Any]:
+    return {"id": rule.id, "name": rule.name, "severity": rule.severity, "category": rule.category,
+            "profiles": list(rule.profiles), "title": rule.title, "rationale": rule.rationale,
+            "hint": rule.hint, "references": list(rule.references)}
+
+
+def _rule_row(rule: Rule) -> dict[str, str]:
+    """The table columns of a rule, as text."""
+    data = _rule_dict(rule)
+    return {column: ",".join(data[column]) if column == "profiles" else data[column] for column in _COLUMNS}
+
+
+def _column_widths(rows: list[dict[str, str]]) -> dict[str, int]:
+    return {column: max(len(row[column]) for row in [dict(zip(_COLUMNS, _COLUMNS)), *rows]) for column in _COLUMNS}
+
+
+def _plain_table(rows: list[dict[str, str]]) -> str:
+    widths = _column_widths(rows)
+    lines = []
+    for row in [{column: column.upper() for column in _COLUMNS}, *rows]:
+        cells = [row[column].ljust(widths[column]) for column in _COLUMNS[:-1]]
+        lines.append("  ".join([*cells, row["title"]]).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def _print_table(rows: list[dict[str, str]]) -> None:
+    """A rich table on a terminal wide enough for every column but the title; plain text otherwise."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from linter.report.formats import SEVERITY_STYLE
+
+    console = Console(highlight=False)
+    widths = _column_widths(rows)
+    if console.width < sum(widths[column] + 2 for column in _COLUMNS[:-1]) + 24:
+        console.print(_plain_table(rows), end="", markup=False, soft_wrap=True)
+        return
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for column in _COLUMNS[:-1]:
+        table.add_column(column.upper(), no_wrap=True, min_width=widths[column])
+    table.add_column("TITLE", overflow="fold")
+    for row in rows:
+        cells = [Text(row[column], style=SEVERITY_STYLE.get(row[column], "")) if column == "severity"
+                 else Text(row[column]) for column in _COLUMNS]
+        table.add_row(*cells)
+    console.print(table)
+
+
+@cli.group("rules", invoke_without_command=True)
+@click.option("--profile", type=click.Choice(PROFILES), default=None, help="Only the rules of this profile.")
+@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
+@config_option
+@click.pass_context
+def rules_group(ctx: click.Context, profile: str | None, fmt: str, config_file: str | None) -> None:
+    """List the rules; `rules explain ID` explains one."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from linter.engine.runner import all_rules
+
+    rules = [rule for rule in all_rules(_load_config(config_file)) if profile is None or profile in rule.profiles]
+    if fmt == "json":
+        import json
+
+        click.echo(json.dumps([_rule_dict(rule) for rule in rules], indent=2, ensure_ascii=False))
+    elif sys.stdout.isatty():
+        _print_table([_rule_row(rule) for rule in rules])
+    else:
+        click.echo(_plain_table([_rule_row(rule) for rule in rules]), nl=False)
+
+
+def _find_rule(rules: list[Rule], ref: str) -> Rule:
+    wanted = ref.strip().lower()
+    for rule in rules:
+        if wanted in (rule.id.lower(), rule.name.lower()):
+            return rule
+    import difflib
+
+    keys = [key for rule in rules for key in (rule.id, rule.name)]
+    close = difflib.get_close_matches(ref, keys, n=3)
+    suggestion = f"; did you mean {' or '.join(close)}?" if close else ""
+    raise CliError(f"unknown rule {ref!r}{suggestion} (`krpc-lint rules` lists them)")
+
+
+def _section(title: str, body: str) -> str:
+    import textwrap
+
+    return f"{title}:\n{textwrap.indent(body.rstrip(), '  ')}\n"
+
+
+def _paragraphs(text: str) -> str:
+    """Prose re-wrapped to 88 columns, keeping its blank-line paragraph breaks."""
+    import re
+    import textwrap
+
+    return "\n\n".join(textwrap.fill(part, 88) for part in re.split(r"\n\s*\n", text.strip()) if part.strip())
+
+
+def explain_text(rule: Rule) -> str:
+    """Everything a rule documents, as plain text."""
+    parts = [
+        f"{rule.title}\n",
+        "".join(f"{label + ':':<11}{value}\n" for label, value in (
+            ("Id", rule.id), ("Name", rule.name), ("Severity", rule.severity), ("Category", rule.category),
+            ("Profiles", ", ".join(rule.profiles)))),
+        _section("Rationale", _paragraphs(rule.rationale)),
+    ]
+    if rule.hint:
+        parts.append(_section("How to fix", _paragraphs(rule.hint)))
+    if rule.references:
+        parts.append(_section("References", "\n".join(f"- {ref}" for ref in rule.references)))
+    for kind in ("bad", "good"):
+        examples = [example for example in rule.examples if example.kind == kind]
+        for number, example in enumerate(examples, 1):
+            label = f"{kind.capitalize()} example" + (f" {number}" if len(examples) > 1 else "")
+            if len(example.files) == 1:
+                body = next(iter(example.files.values()))
+            else:
+                body = "\n".join(f"--- {name}\n{text.rstrip()}" for name, text in example.files.items())
+            parts.append(_section(label, body))
+    return "\n".join(parts)
+
+
+@rules_group.command("explain")
+@click.argument("rule_ref", metavar="ID_OR_NAME")
+@config_option
+def explain_command(rule_ref: str, config_file: str | None) -> None:
+    """Explain one rule: why it exists, how to fix it, and examples."""
+    from linter.engine.runner import all_rules
+
+    click.echo(explain_text(_find_rule(all_rules(_load_config(config_file)), rule_ref)), nl=False)
+
+
+# --- schema --------------------------------------------------------------------------------
+
+
+@cli.command("schema")
+def schema_command() -> None:
+    """Print the JSON Schema of the message-spec format."""
+    from linter.model.schema import schema_text
+
+    text = schema_text()
+    click.echo(text if text.endswith("\n") else text + "\n", nl=False)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point (``krpc-lint``)."""
+    cli.main(args=argv, prog_name="krpc-lint")
+
+
+if __name__ == "__main__":
+    main()
