@@ -83,7 +83,7 @@ def _pack_files(location: Path) -> list[Path]:
 def load_pack(location: Path | str) -> list[Rule]:
     """Load every rule of a pack (a directory of YAML files, or one file), cached by content."""
     files = _pack_files(Path(location))
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(",".join(sorted(CHECKS)).encode())  # a new check library invalidates the cache
     for path in files:
         stat = path.stat()
         digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
@@ -96,8 +96,10 @@ def _load_cached(files: tuple[str, ...], key: str) -> list[Rule]:
     raw_rules = _read_cache(cache)
     if raw_rules is None:
         raw_rules = [(path, _read_yaml(Path(path))) for path in files]
+        rules = [_rule_from(data, path) for path, data in raw_rules]  # full validation, then cache
         _write_cache(cache, raw_rules)
-    rules = [_rule_from(data, path) for path, data in raw_rules]
+    else:
+        rules = [_rule_from(data, path, validated=True) for path, data in raw_rules]
     _check_unique(rules)
     return rules
 
@@ -138,7 +140,7 @@ def _read_yaml(path: Path) -> Any:
         raise RuleError(f"{path}: cannot read rule: {exc}") from None
 
 
-def _rule_from(data: Any, source: str) -> Rule:
+def _rule_from(data: Any, source: str, validated: bool = False) -> Rule:
     if not isinstance(data, dict):
         raise RuleError(f"{source}: a rule file must be a mapping")
     missing = [key for key in _REQUIRED if key not in data]
@@ -152,7 +154,8 @@ def _rule_from(data: Any, source: str) -> Rule:
     if any(p not in PROFILES for p in profiles):
         raise RuleError(f"{source}: profiles must be among {', '.join(PROFILES)}")
     check = data["check"]
-    _validate_check(check, source)
+    if not validated:  # checked once when the YAML was read; the cache holds only valid packs
+        _validate_check(check, source)
     examples = data.get("examples") or {}
     return Rule(
         id=str(data["id"]),

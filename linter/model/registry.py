@@ -11,6 +11,7 @@ defined twice, missing, re-specified, reachable or unused.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from linter.model.spec import FieldSpec, MessageSpec, StructSpec
@@ -37,11 +38,8 @@ class StructRegistry:
     """Registration exactly as Kafka does it, plus the reference graph."""
 
     def __init__(self, message: MessageSpec) -> None:
-        import networkx as nx
-
         self.message = message
-        self.graph: networkx.DiGraph = nx.DiGraph()
-        self.graph.add_node(ROOT)
+        self.edges: list[tuple[str, str, tuple]] = []  # (from struct, to struct, field path)
         self.defs: dict[str, StructDef] = {}
         self.duplicate_commons: list[StructSpec] = []
         self.lowercase_commons: list[StructSpec] = []
@@ -60,7 +58,6 @@ class StructRegistry:
                 self.duplicate_commons.append(common)
                 continue
             self.defs[common.name] = StructDef(common.name, "common", common.versions, common.fields, common.path)
-            self.graph.add_node(common.name, kind="common")
         self._register_inline(self.message.fields, ROOT)
         for common in self.message.common_structs:
             if common.name is not None:
@@ -71,7 +68,7 @@ class StructRegistry:
             name = spec.type.struct_name if spec.type is not None else None
             if name is None:
                 continue
-            self.graph.add_edge(parent, name, field=spec.path)
+            self.edges.append((parent, name, spec.path))
             if name in self.defs and self.defs[name].kind == "common":
                 if spec.has_fields:
                     self.respecified_commons.append(spec)
@@ -79,7 +76,6 @@ class StructRegistry:
                 self.duplicate_inline.append(spec)
             else:
                 self.defs[name] = StructDef(name, "inline", spec.versions, spec.fields, spec.path)
-                self.graph.add_node(name, kind="inline")
             self._register_inline(spec.fields, name)
 
     def _link_common(self, fields: tuple[FieldSpec, ...], parent: str) -> None:
@@ -88,7 +84,7 @@ class StructRegistry:
             name = spec.type.struct_name if spec.type is not None else None
             if name is None:
                 continue
-            self.graph.add_edge(parent, name, field=spec.path)
+            self.edges.append((parent, name, spec.path))
             if name not in self.defs:
                 self.missing.append(spec)
             self._link_common(spec.fields, parent if name not in self.defs else name)
@@ -96,13 +92,32 @@ class StructRegistry:
     def lookup(self, name: str) -> StructDef | None:
         return self.defs.get(name)
 
+    @cached_property
+    def graph(self) -> networkx.DiGraph:
+        """The reference graph: the message root and one node per struct, an edge per referring field.
+
+        Built on first use: most messages never need more than the registration above."""
+        import networkx as nx
+
+        graph = nx.DiGraph()
+        graph.add_node(ROOT)
+        for name, definition in self.defs.items():
+            graph.add_node(name, kind=definition.kind)
+        for source, target, path in self.edges:
+            graph.add_edge(source, target, field=path)
+        return graph
+
     def reachable(self) -> set[str]:
+        """Struct names some field of the message reaches, directly or through other structs."""
         import networkx as nx
 
         return nx.descendants(self.graph, ROOT)
 
     def unused_commons(self) -> list[StructSpec]:
         """Common structs that no field of the message reaches, directly or through other structs."""
+        commons = [c for c in self.message.common_structs if c.name is not None and c not in self.duplicate_commons]
+        direct = {target for source, target, _ in self.edges if source == ROOT}
+        if all(c.name in direct for c in commons):
+            return []  # every common struct is used by a top-level field: no traversal needed
         used = self.reachable()
-        return [c for c in self.message.common_structs if c.name is not None and c.name not in used
-                and c not in self.duplicate_commons]
+        return [c for c in commons if c.name not in used]
