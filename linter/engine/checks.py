@@ -432,6 +432,8 @@ def contiguous_tags(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
         return
     for struct in ctx.structs:
         tags = {spec.tag for spec in struct.fields if spec.tag is not None}
+        if any(tag < 0 for tag in tags):
+            continue  # a negative tag is tag-non-negative's finding; a gap below it says nothing more
         for expected in range(len(tags)):
             if expected not in tags:
                 where = struct.fields_path or struct.path

@@ -119,5 +119,21 @@ class StructRegistry:
         direct = {target for source, target, _ in self.edges if source == ROOT}
         if all(c.name in direct for c in commons):
             return []  # every common struct is used by a top-level field: no traversal needed
-        used = self.reachable()
+        used = self.reachable() | self._named_by_unparsed_types()
         return [c for c in commons if c.name not in used]
+
+    def _named_by_unparsed_types(self) -> set[str]:
+        """Struct names written in types that failed to parse (another rule reports those):
+        the author meant to use the struct, so it is not unused."""
+        from linter.model.versions import java_trim
+
+        def names(fields: tuple[FieldSpec, ...]):
+            for spec in fields:
+                if spec.type is None and spec.type_text is not None:
+                    yield java_trim(spec.type_text).removeprefix("[]")
+                yield from names(spec.fields)
+
+        found = set(names(self.message.fields))
+        for common in self.message.common_structs:
+            found.update(names(common.fields))
+        return found

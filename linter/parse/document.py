@@ -74,12 +74,16 @@ class SpecDocument:
     _clean: bool = field(default=False, repr=False)
 
 
-def decode_text(data: bytes) -> tuple[str | None, ReadProblem | None]:
-    """Decode UTF-8 (a leading BOM is skipped, as Jackson does); anything else is a problem."""
+def decode_text(data: bytes) -> tuple[str, ReadProblem | None]:
+    """Decode UTF-8 (a leading BOM is skipped, as Jackson does); anything else is a problem
+    (the text then is a lenient decoding, good only for positions)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return None, ReadProblem("encoding", f"not valid UTF-8: byte 0x{data[exc.start]:02x} at byte {exc.start}", exc.start)
+        # Decode leniently only to place the finding on the right line and column.
+        shown = data.decode("utf-8", errors="replace")
+        offset = len(data[: exc.start].decode("utf-8", errors="replace"))
+        return shown, ReadProblem("encoding", f"not valid UTF-8: byte 0x{data[exc.start]:02x} at byte {exc.start}", offset)
     if text.startswith("\ufeff"):
         text = " " + text[1:]  # keep offsets; the BOM reads as whitespace
     return text, None
@@ -90,8 +94,8 @@ def read_document(path: str, data: bytes) -> SpecDocument:
     if len(data) > MAX_SPEC_BYTES:
         return SpecDocument(path, "", problem=ReadProblem("io", f"file is larger than {MAX_SPEC_BYTES} bytes"))
     text, problem = decode_text(data)
-    if text is None:
-        return SpecDocument(path, "", problem=problem)
+    if problem is not None:
+        return SpecDocument(path, text or "", problem=problem)
     value = fast_load(text)
     if value is not None:
         return SpecDocument(path, text, value, _clean=True)

@@ -24,10 +24,17 @@ from typing import Any
 
 Path = tuple[str | int, ...]
 
-_COMMENT_OR_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|(//[^\n]*|/\*.*?\*/)', re.S)
+# Jackson ends a // comment at CR or LF and rejects control characters (but tab) in comments.
+_CTRL = "\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f"
+_LINE_COMMENT = rf"//[^\r\n{_CTRL}]*"
+_BLOCK_COMMENT = rf"/\*(?:[^*{_CTRL}]|\*(?!/))*\*/"
+_COMMENT_OR_STRING = re.compile(rf'"(?:[^"\\\n]|\\.)*"|({_LINE_COMMENT}|{_BLOCK_COMMENT})')
 # Keeps each string (group 1) and turns each comment into a space, entirely in C: an
 # unmatched group is replaced by "", so the template is "string + space" or "space".
-_STRING_OR_COMMENT = re.compile(r'("(?:[^"\\\n]|\\.)*")|//[^\n]*|/\*.*?\*/', re.S)
+_STRING_OR_COMMENT = re.compile(rf'("(?:[^"\\\n]|\\.)*")|{_LINE_COMMENT}|{_BLOCK_COMMENT}')
+# Text the fast path leaves to the positional parser: lone CRs (line ends for comments but not
+# for our line splitting) and control characters (Jackson rejects them in comments too).
+_NEEDS_CAREFUL_READ = re.compile(rf"\r(?!\n)|[{_CTRL}]")
 _HAS_COMMENT_START = re.compile(r"/[/*]")
 
 
@@ -93,6 +100,8 @@ def fast_load(text: str) -> Any | None:
     ``None`` means: a syntax problem, duplicate keys, or anything unusual. The root of a
     Kafka spec is always an object, so ``None`` is never a real answer.
     """
+    if _NEEDS_CAREFUL_READ.search(text):
+        return None
     try:
         return _DECODER.decode(_strip_comments(text))
     except (ValueError, _Duplicate, RecursionError):
@@ -102,7 +111,7 @@ def fast_load(text: str) -> Any | None:
 # ---------------------------------------------------------------------------------------
 # Positional parser
 
-_WS = re.compile(r"(?:[ \t\r\n]+|//[^\n]*|/\*.*?\*/)*", re.S)
+_WS = re.compile(rf"(?:[ \t\r\n]+|{_LINE_COMMENT}|{_BLOCK_COMMENT})*")
 _STRING = re.compile(r'"((?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*)"')
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
@@ -154,7 +163,13 @@ class PositionalParser:
         text = self.text
         self.pos = _WS.match(text, self.pos).end()
         if text.startswith("/*", self.pos):
-            raise JsonSyntaxError(self.pos, "unterminated block comment")
+            end = text.find("*/", self.pos + 2)
+            if end < 0:
+                raise JsonSyntaxError(self.pos, "unterminated block comment")
+            bad = re.search(f"[{_CTRL}]", text[self.pos : end])
+            raise JsonSyntaxError(self.pos + bad.start(), "control character in a comment")
+        if text.startswith("//", self.pos):
+            raise JsonSyntaxError(self.pos, "control character in a comment")
         if text.startswith("/", self.pos) and not text.startswith("//", self.pos):
             raise JsonSyntaxError(self.pos, "unexpected '/': comments start with // or /*")
 

@@ -1,0 +1,115 @@
+"""Shared test fixtures: where ``../shared`` (the Kafka corpus and the lint cases) lives.
+
+``../shared`` is found next to the repository root, or at ``$KRPC_LINT_SHARED``. When it is
+missing, tests that need it are skipped locally and fail in CI (``CI=true``), so a CI run can
+never pass by silently skipping the corpus.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def shared_path() -> Path:
+    """``$KRPC_LINT_SHARED`` if set, else ``<repo>/../shared``; it may not exist."""
+    override = os.environ.get("KRPC_LINT_SHARED")
+    return Path(override) if override else REPO_ROOT.parent / "shared"
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI") == "true"
+
+
+def require_shared(*parts: str) -> Path:
+    """The path below ``shared`` or, when it is missing, skip the test (fail it in CI)."""
+    path = shared_path().joinpath(*parts)
+    if not path.exists():
+        reason = f"../shared not found: {path} does not exist (set KRPC_LINT_SHARED to its location)"
+        if in_ci():
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return path
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    return require_shared()
+
+
+@pytest.fixture(scope="session")
+def kafka_specs(shared_dir: Path) -> Path:
+    return require_shared("kafka-specs")
+
+
+# --- lint cases ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LintCase:
+    """One line of ``lint-cases/verdicts.jsonl``."""
+
+    id: str
+    path: str
+    operator: str
+    kafka_verdict: str
+    kafka_message: str
+    kafka_chain: str
+    raw: dict[str, Any]
+
+    @property
+    def is_error(self) -> bool:
+        return self.kafka_verdict == "ERROR"
+
+    def location(self, shared: Path) -> Path:
+        return shared / "lint-cases" / self.path
+
+    def kafka_text(self) -> str:
+        """Everything Kafka said about the case: the innermost message and the whole chain."""
+        return f"{self.kafka_message}\n{self.kafka_chain}"
+
+
+def load_verdicts(shared: Path | None = None) -> list[LintCase]:
+    """Every case of ``verdicts.jsonl``, in file order; empty when the file is missing."""
+    file = (shared or shared_path()) / "lint-cases" / "verdicts.jsonl"
+    if not file.is_file():
+        return []
+    cases = []
+    for line in file.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        data = json.loads(line)
+        cases.append(LintCase(
+            id=data["case"],
+            path=data["path"],
+            operator=data["operator"],
+            kafka_verdict=data["kafka_verdict"],
+            kafka_message=data.get("kafka_message") or "",
+            kafka_chain=data.get("kafka_chain") or "",
+            raw=data,
+        ))
+    return cases
+
+
+def rule_matches_kafka(rule, text: str) -> bool:
+    """A rule explains Kafka's message when one of its ``kafka.messages`` patterns is found in it."""
+    for pattern in (rule.kafka_messages if rule is not None else ()):
+        try:
+            if re.search(pattern, text):
+                return True
+        except re.error:
+            if pattern in text:
+                return True
+    return False
+
+
+def format_findings(findings) -> str:
+    return "\n".join(f"  {f.path}:{f.line}:{f.col} {f.severity} {f.rule} ({f.name}) {f.message}" for f in findings)
