@@ -29,6 +29,7 @@ bench: install
 	$(BIN)/python bench/lint.py
 
 docs: install
+	$(BIN)/python -m linter.model.schema
 	$(BIN)/python -m linter.report.rules_doc > docs/rules.md
 
 clean:

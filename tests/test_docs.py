@@ -18,3 +18,10 @@ def test_every_rule_is_documented_once():
 
     for rule in all_rules():
         assert text.count(f"### {rule.id} {rule.name}") == 1
+
+
+def test_generated_schema_validator_matches_the_schema():
+    from linter.model import _spec_validator
+    from linter.model.schema import schema_digest
+
+    assert _spec_validator.SCHEMA_SHA256 == schema_digest(), "run `python -m linter.model.schema`"

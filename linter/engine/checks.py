@@ -8,6 +8,7 @@ rule reports why it is missing).
 
 from __future__ import annotations
 
+import os
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -583,8 +584,9 @@ def request_only_properties(ctx: FileContext, options: dict[str, Any]) -> Iterat
 def file_name_matches(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     """Kafka names each spec file after its message; tools find specs by that name."""
     message = ctx.message
-    if message is not None and message.name and FsPath(ctx.path).stem != message.name:
-        yield Hit(("name",), f"message {message.name} is in {FsPath(ctx.path).name}; expected {message.name}.json")
+    base = os.path.basename(ctx.path)
+    if message is not None and message.name and os.path.splitext(base)[0] != message.name:
+        yield Hit(("name",), f"message {message.name} is in {base}; expected {message.name}.json")
 
 
 @check("name-suffix")

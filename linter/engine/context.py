@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path as FsPath
@@ -54,6 +55,13 @@ class FileContext:
     def structs(self) -> list[StructSpec]:
         return [] if self.message is None else list(self.message.all_structs())
 
+    def facts(self, kind: str, build) -> list[tuple[Path, dict]]:
+        """Facts of every node of a kind, built once and shared by all declarative rules."""
+        cache = self.__dict__.setdefault("_facts", {})
+        if kind not in cache:
+            cache[kind] = list(build(self, kind))
+        return cache[kind]
+
     @cached_property
     def registry(self) -> StructRegistry | None:
         return StructRegistry(self.message) if self.message is not None else None
@@ -71,8 +79,11 @@ class DirectoryContext:
     directory: FsPath
     files: list[FileContext] = field(default_factory=list)
     complete: bool = False
+    _messages: list[tuple[FileContext, MessageSpec]] | None = field(default=None, repr=False)
 
     def messages(self) -> list[tuple[FileContext, MessageSpec]]:
         """Parsed messages in sorted file-name order, as Kafka's generator visits them."""
-        pairs = [(ctx, ctx.message) for ctx in self.files if ctx.message is not None]
-        return sorted(pairs, key=lambda pair: FsPath(pair[0].path).name)
+        if self._messages is None:
+            pairs = [(ctx, ctx.message) for ctx in self.files if ctx.message is not None]
+            self._messages = sorted(pairs, key=lambda pair: os.path.basename(pair[0].path))
+        return self._messages

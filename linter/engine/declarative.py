@@ -72,7 +72,7 @@ def run_declarative(ctx: FileContext, check: dict[str, Any]) -> Iterator[Hit]:
     validate = _validator(check["schema"])
     template = str(check["message"])
     at = check.get("at")
-    for path, facts in _nodes(ctx, message, check["on"]):
+    for path, facts in ctx.facts(check["on"], _nodes):
         try:
             validate(facts)
         except fastjsonschema.JsonSchemaException:
@@ -80,7 +80,8 @@ def run_declarative(ctx: FileContext, check: dict[str, Any]) -> Iterator[Hit]:
             yield Hit(target, render(template, facts))
 
 
-def _nodes(ctx: FileContext, message: MessageSpec, kind: str) -> Iterator[tuple[tuple, dict[str, Any]]]:
+def _nodes(ctx: FileContext, kind: str) -> Iterator[tuple[tuple, dict[str, Any]]]:
+    message = ctx.message
     if kind == "message":
         from pathlib import Path
 

@@ -19,6 +19,7 @@ from linter.model.versions import NONE, Versions, VersionsError
 from linter.parse.jsonc import Path
 
 _parse_versions = lru_cache(maxsize=4096)(Versions.parse)  # specs repeat "0+" thousands of times
+_parse_type = lru_cache(maxsize=4096)(FieldType.parse)
 
 MESSAGE_TYPES = ("request", "response", "header", "data", "metadata")
 ENTITY_TYPES = ("unknown", "transactionalId", "producerId", "groupId", "topicName", "brokerId")
@@ -144,6 +145,9 @@ def _inline_structs(struct: StructSpec) -> Iterator[StructSpec]:
             yield from _inline_structs(StructSpec(spec.path, None, spec.versions, spec.fields, "inline"))
 
 
+_ABSENT = {default: VersionsProp(None, default) for default in (None, NONE)}
+
+
 class _Builder:
     def __init__(self) -> None:
         self.issues: list[Issue] = []
@@ -164,6 +168,8 @@ class _Builder:
             return None if fn is not as_bool else False
 
     def versions(self, raw: dict[str, Any], key: str, path: Path, default: Versions | None) -> VersionsProp:
+        if key not in raw:
+            return _ABSENT[default]
         text = self.bound(as_string, raw, key, path)
         try:
             return VersionsProp(text, _parse_versions(text, default))
@@ -185,7 +191,7 @@ class _Builder:
         field_type = None
         if type_text is not None:
             try:
-                field_type = FieldType.parse(type_text)
+                field_type = _parse_type(type_text)
             except TypeSyntaxError as exc:
                 check = "array-of-arrays" if exc.array_of_arrays else "type-syntax"
                 self.issue(check, (*path, "type"), f'invalid type "{type_text}": {exc}')
