@@ -156,6 +156,18 @@ def flexible_versions_open_ended(ctx: FileContext, options: dict[str, Any]) -> I
         yield Hit(("flexibleVersions",), f'flexibleVersions "{message.flexible_versions.text}" is not open-ended')
 
 
+@check("flexible-versions-reachable")
+def flexible_versions_reachable(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
+    """flexibleVersions that start after the last valid version make no version flexible."""
+    message = ctx.message
+    if message is None or message.versions is None or message.versions.empty:
+        return
+    flexible = message.flexible_versions.value
+    if flexible is not None and not flexible.empty and message.versions.intersect(flexible).empty:
+        yield Hit(("flexibleVersions",), f"flexibleVersions {flexible} start after the last valid version "
+                  f"{message.versions.highest}: no version is flexible")
+
+
 @check("struct-versions-overlap")
 def struct_versions_overlap(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     """Every generated struct needs at least one version in common with its parent."""
@@ -626,14 +638,20 @@ def _never_present(spec: FieldSpec, parent: Versions) -> Iterator[Hit]:
 
 @check("nullable-within-versions")
 def nullable_within_versions(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
-    """nullableVersions should start within the field's versions (open ranges end together)."""
+    """nullableVersions that never meet the field's versions (``mode: overlap``), or that reach
+    outside them at all (``mode: subset``)."""
+    subset = options.get("mode", "overlap") == "subset"
     for spec, _ in _fields(ctx):
         nullable, versions = spec.nullable_versions, spec.versions
         if nullable is None or versions is None or nullable.empty or versions.empty:
             continue
-        if nullable.intersect(versions).empty:
+        both = nullable.intersect(versions)
+        if both.empty and not subset:
             yield Hit(spec.child("nullableVersions"), f"field {_field_label(spec)} is nullable in {nullable} but "
                       f"exists only in {versions}: nullableVersions never apply")
+        elif subset and not both.empty and both != nullable:
+            yield Hit(spec.child("nullableVersions"), f"field {_field_label(spec)} exists in {versions}; write "
+                      f"its nullableVersions {nullable} as {both}")
 
 
 @check("deprecated-within-valid")

@@ -7,28 +7,82 @@ A node that does not match the schema is a hit.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import Any
 
 from linter.engine.context import FileContext, Hit
-from linter.engine.rules import render
+from linter.engine.rules import render, template_fields
 from linter.model.spec import FieldSpec, MessageSpec, StructSpec
 
 
-def field_facts(spec: FieldSpec, struct: StructSpec, message: MessageSpec) -> dict[str, Any]:
+def _type_kind(spec: FieldSpec) -> str | None:
     t = spec.type
-    kind = None if t is None else "structArray" if t.is_struct_array else "array" if t.is_array \
-        else "struct" if t.is_struct else "primitive"
-    facts = {
-        "name": spec.name, "type": spec.type_text, "typeKind": kind, "versions": spec.versions_prop.text,
-        "taggedVersions": spec.raw.get("taggedVersions"), "nullableVersions": spec.raw.get("nullableVersions"),
-        "default": spec.default if spec.default_given else None, "about": spec.about, "entityType": spec.entity_type,
-        "tag": spec.tag, "tagged": spec.tagged, "mapKey": spec.map_key, "ignorable": spec.ignorable,
-        "zeroCopy": spec.zero_copy, "topLevel": struct.kind == "message", "struct": struct.name,
-        "message": message.name, "messageType": message.type,
-    }
-    return {k: v for k, v in facts.items() if v is not None}
+    if t is None:
+        return None
+    return "structArray" if t.is_struct_array else "array" if t.is_array else "struct" if t.is_struct else "primitive"
+
+
+# One extractor per fact, so a rule whose schema reads only "name" pays only for "name".
+FIELD_FACTS: dict[str, Callable[[FieldSpec, StructSpec, MessageSpec], Any]] = {
+    "name": lambda f, s, m: f.name,
+    "type": lambda f, s, m: f.type_text,
+    "typeKind": lambda f, s, m: _type_kind(f),
+    "versions": lambda f, s, m: f.versions_prop.text,
+    "taggedVersions": lambda f, s, m: f.raw.get("taggedVersions"),
+    "nullableVersions": lambda f, s, m: f.raw.get("nullableVersions"),
+    "default": lambda f, s, m: f.default if f.default_given else None,
+    "about": lambda f, s, m: f.about,
+    "entityType": lambda f, s, m: f.entity_type,
+    "tag": lambda f, s, m: f.tag,
+    "tagged": lambda f, s, m: f.tagged,
+    "mapKey": lambda f, s, m: f.map_key,
+    "ignorable": lambda f, s, m: f.ignorable,
+    "zeroCopy": lambda f, s, m: f.zero_copy,
+    "nullableEverywhere": lambda f, s, m: None if f.nullable_versions is None or f.versions is None
+    else f.nullable_versions.contains(f.versions),
+    "topLevel": lambda f, s, m: s.kind == "message",
+    "struct": lambda f, s, m: s.name,
+    "message": lambda f, s, m: m.name,
+    "messageType": lambda f, s, m: m.type,
+}
+
+
+def field_facts(spec: FieldSpec, struct: StructSpec, message: MessageSpec,
+                keys: Iterable[str] | None = None) -> dict[str, Any]:
+    """The facts of a field (all of them, or only ``keys``); absent facts are left out."""
+    facts = {}
+    for key in FIELD_FACTS if keys is None else keys:
+        value = FIELD_FACTS[key](spec, struct, message)
+        if value is not None:
+            facts[key] = value
+    return facts
+
+
+_PROJECTABLE = {"properties", "required", "dependentRequired", "allOf", "anyOf", "oneOf", "not", "if", "then",
+                "else", "type", "title", "description", "$comment"}
+
+
+def needed_facts(schema: Any, template: str) -> frozenset[str] | None:
+    """Fact names a schema and its message can read, or ``None`` when it may read any."""
+    keys: set[str] = set(template_fields(template))
+
+    def walk(node: Any) -> bool:
+        if not isinstance(node, dict):
+            return isinstance(node, bool)
+        if set(node) - _PROJECTABLE:
+            return False
+        keys.update(node.get("properties", {}))
+        keys.update(node.get("required", ()))
+        for name, others in node.get("dependentRequired", {}).items():
+            keys.add(name)
+            keys.update(others)
+        subs = [*node.get("allOf", ()), *node.get("anyOf", ()), *node.get("oneOf", ())]
+        subs += [node[k] for k in ("not", "if", "then", "else") if k in node]
+        return all(walk(sub) for sub in subs)
+
+    return frozenset(keys) if walk(schema) else None
 
 
 def message_facts(message: MessageSpec, file_name: str) -> dict[str, Any]:
@@ -50,16 +104,12 @@ def struct_facts(struct: StructSpec, message: MessageSpec) -> dict[str, Any]:
 
 @lru_cache(maxsize=256)
 def _compiled(schema_json: str):
-    import json
-
     import fastjsonschema
 
     return fastjsonschema.compile(json.loads(schema_json))
 
 
 def _validator(schema: dict[str, Any]):
-    import json
-
     return _compiled(json.dumps(schema, sort_keys=True))
 
 
@@ -72,7 +122,8 @@ def run_declarative(ctx: FileContext, check: dict[str, Any]) -> Iterator[Hit]:
     validate = _validator(check["schema"])
     template = str(check["message"])
     at = check.get("at")
-    for path, facts in ctx.facts(check["on"], _nodes):
+    keys = _needed(json.dumps(check["schema"], sort_keys=True), template) if check["on"] == "field" else None
+    for path, facts in ctx.facts((check["on"], keys), _nodes):
         try:
             validate(facts)
         except fastjsonschema.JsonSchemaException:
@@ -80,7 +131,14 @@ def run_declarative(ctx: FileContext, check: dict[str, Any]) -> Iterator[Hit]:
             yield Hit(target, render(template, facts))
 
 
-def _nodes(ctx: FileContext, kind: str) -> Iterator[tuple[tuple, dict[str, Any]]]:
+@lru_cache(maxsize=256)
+def _needed(schema_json: str, template: str) -> frozenset[str] | None:
+    known = needed_facts(json.loads(schema_json), template)
+    return known if known is not None and known <= FIELD_FACTS.keys() else None
+
+
+def _nodes(ctx: FileContext, selection: tuple[str, frozenset[str] | None]) -> Iterator[tuple[tuple, dict[str, Any]]]:
+    kind, keys = selection
     message = ctx.message
     if kind == "message":
         from pathlib import Path
@@ -88,7 +146,7 @@ def _nodes(ctx: FileContext, kind: str) -> Iterator[tuple[tuple, dict[str, Any]]
         yield (), message_facts(message, Path(ctx.path).name)
     elif kind == "field":
         for spec, struct in ctx.fields:
-            yield spec.path, field_facts(spec, struct, message)
+            yield spec.path, field_facts(spec, struct, message, keys)
     else:
         for struct in ctx.structs:
             if struct.kind != "message":
