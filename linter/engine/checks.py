@@ -52,6 +52,23 @@ def _fields(ctx: FileContext) -> list[tuple[FieldSpec, StructSpec]]:
     return ctx.fields
 
 
+def _versioned(ctx: FileContext) -> MessageSpec | None:
+    """The message, if it has at least one valid version (Kafka skips most checks otherwise)."""
+    message = ctx.message
+    if message is None or message.versions is None or message.versions.empty:
+        return None
+    return message
+
+
+def _declared_flexible(ctx: FileContext) -> tuple[MessageSpec, Versions] | None:
+    """The message and its non-empty flexibleVersions, when it has valid versions."""
+    message = _versioned(ctx)
+    flexible = message.flexible_versions.value if message is not None else None
+    if flexible is None or flexible.empty:
+        return None
+    return message, flexible
+
+
 def _field_label(spec: FieldSpec) -> str:
     return spec.name if spec.name is not None else "(unnamed)"
 
@@ -138,32 +155,26 @@ def valid_versions_bounded(ctx: FileContext, options: dict[str, Any]) -> Iterato
 @check("flexible-versions-required")
 def flexible_versions_required(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     """A message with valid versions must say which are flexible."""
-    message = ctx.message
-    if message is None or message.versions is None or message.versions.empty:
-        return
-    if message.flexible_versions.text is None:
+    message = _versioned(ctx)
+    if message is not None and message.flexible_versions.text is None:
         yield Hit((), 'no flexibleVersions: use "0+" for a new message, or "none"')
 
 
 @check("flexible-versions-open-ended")
 def flexible_versions_open_ended(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     """flexibleVersions is none or an open range: once flexible, every later version is."""
-    message = ctx.message
-    if message is None or message.versions is None or message.versions.empty:
-        return
-    flexible = message.flexible_versions.value
-    if flexible is not None and not flexible.empty and not flexible.open_ended:
+    declared = _declared_flexible(ctx)
+    if declared is not None and not declared[1].open_ended:
+        message = declared[0]
         yield Hit(("flexibleVersions",), f'flexibleVersions "{message.flexible_versions.text}" is not open-ended')
 
 
 @check("flexible-versions-reachable")
 def flexible_versions_reachable(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     """flexibleVersions that start after the last valid version make no version flexible."""
-    message = ctx.message
-    if message is None or message.versions is None or message.versions.empty:
-        return
-    flexible = message.flexible_versions.value
-    if flexible is not None and not flexible.empty and message.versions.intersect(flexible).empty:
+    declared = _declared_flexible(ctx)
+    if declared is not None and declared[0].versions.intersect(declared[1]).empty:
+        message, flexible = declared
         yield Hit(("flexibleVersions",), f"flexibleVersions {flexible} start after the last valid version "
                   f"{message.versions.highest}: no version is flexible")
 
@@ -583,8 +594,8 @@ def empty_struct_type(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit
 @check("request-only-properties")
 def request_only_properties(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     """listeners and latestVersionUnstable describe how a broker serves a request."""
-    message = ctx.message
-    if message is None or message.versions is None or message.versions.empty or message.type == "request":
+    message = _versioned(ctx)
+    if message is None or message.type == "request":
         return
     if message.listeners:
         yield Hit(("listeners",), f"listeners are only valid on requests, not on a {message.type}")
@@ -614,8 +625,8 @@ def name_suffix(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
 @check("versions-within")
 def versions_within(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     """Field versions that never meet the message's validVersions (the field is never sent)."""
-    message = ctx.message
-    if message is None or message.versions is None or message.versions.empty:
+    message = _versioned(ctx)
+    if message is None:
         return
     for spec in message.fields:
         yield from _never_present(spec, message.versions)
