@@ -105,7 +105,10 @@ def _load_cached(files: tuple[str, ...], key: str) -> list[Rule]:
 
 
 def _cache_file(key: str) -> Path | None:
-    base = os.environ.get("KRPC_LINT_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
+    explicit = os.environ.get("KRPC_LINT_CACHE_DIR")
+    if explicit:
+        return Path(explicit) / f"rules-{key[:32]}.json"
+    base = os.environ.get("XDG_CACHE_HOME")
     root = Path(base) if base else Path.home() / ".cache"
     return root / "krpc-lint" / f"rules-{key[:32]}.json"
 
