@@ -234,3 +234,68 @@ def test_needed_facts_projection():
     assert needed_facts({"if": {"required": ["tag"]}, "then": {"properties": {"type": {}}}}, "{about}") == \
         {"tag", "type", "about"}
     assert needed_facts({"additionalProperties": False}, "") is None
+
+
+# --- result cache -----------------------------------------------------------------------------
+
+
+def test_cache_reuses_findings_of_unchanged_files_only(tmp_path, monkeypatch):
+    from linter.engine import runner
+
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "A.json").write_text(spec([field("member-id")], name="A"))
+    (specs / "B.json").write_text(spec([field("Id")], name="B"))
+    config = Config(cache_dir=str(tmp_path / "cache"))
+    first = lint([specs], config)
+    assert [f.rule for f in first.findings] == ["KL301"]
+
+    real_run = runner._run
+
+    def must_not_run(rule, target):
+        assert rule.scope == "meta", f"{rule.id} ran on an unchanged input"
+        return real_run(rule, target)
+
+    monkeypatch.setattr(runner, "_run", must_not_run)
+    assert lint([specs], config).findings == first.findings
+    monkeypatch.undo()
+
+    (specs / "B.json").write_text(spec([field("bad_name")], name="B"))
+    checked = []
+    monkeypatch.setattr(runner, "_run", lambda rule, target: checked.append((rule.scope, target)) or real_run(rule, target))
+    again = lint([specs], config)
+    assert sorted(f.path.rsplit("/", 1)[-1] for f in again.findings) == ["A.json", "B.json"]
+    file_targets = {t.path for scope, t in checked if scope == "file"}
+    assert any(p.endswith("B.json") for p in file_targets)
+    assert not any(p.endswith("A.json") for p in file_targets), "A.json was unchanged"
+
+
+def test_cache_is_keyed_by_the_rule_selection(tmp_path):
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "A.json").write_text(spec([field("member-id")], name="A"))
+    cache = str(tmp_path / "cache")
+    assert [f.rule for f in lint([specs], Config(cache_dir=cache)).findings] == ["KL301"]
+    assert lint([specs], Config(cache_dir=cache, ignore=("KL301",))).findings == []
+    downgraded = lint([specs], Config(cache_dir=cache, severity={"KL301": "warning"})).findings
+    assert [(f.rule, f.severity) for f in downgraded] == [("KL301", "warning")]
+
+
+def test_suppressions_apply_after_the_cache(tmp_path):
+    path = tmp_path / "Example.json"
+    path.write_text(with_line(BAD_NAME_LINE))
+    cache = str(tmp_path / "cache")
+    assert [f.rule for f in lint([path], Config(cache_dir=cache)).findings] == ["KL301"]
+    path.write_text(with_line(BAD_NAME_LINE + " // krpc-lint: ignore[KL301] kept for old clients"))
+    assert lint([path], Config(cache_dir=cache)).findings == []
+
+
+def test_a_corrupt_cache_is_ignored(tmp_path):
+    (tmp_path / "A.json").write_text(spec([field("member-id")], name="A"))
+    cache = tmp_path / "cache"
+    lint([tmp_path / "A.json"], Config(cache_dir=str(cache)))
+    for file in cache.glob("results-*.json"):
+        entries = json.loads(file.read_text())["files"]
+        file.write_text(json.dumps({"version": 1, "dirs": {}, "files": {
+            name: [digest, [["truncated row"]]] for name, (digest, _) in entries.items()}}))
+    assert [f.rule for f in lint([tmp_path / "A.json"], Config(cache_dir=str(cache))).findings] == ["KL301"]

@@ -126,11 +126,14 @@ def _load_config(config_file: str | None) -> Config:
               help="Write the report to this file instead of standard output.")
 @click.option("--color/--no-color", default=None,
               help="Colour the text report (default: when standard output is a terminal and NO_COLOR is unset).")
+@click.option("--no-cache", is_flag=True, help="Check every file again instead of reusing unchanged files' findings.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), default=None, envvar="KRPC_LINT_CACHE_DIR",
+              help="Where findings are cached (default: ~/.cache/krpc-lint).")
 @click.pass_context
 def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: str | None,
                  fail_on: str | None, select: tuple[str, ...], ignore: tuple[str, ...],
                  config_file: str | None, baseline: str | None, write_baseline: str | None,
-                 output: str | None, color: bool | None) -> None:
+                 output: str | None, color: bool | None, no_cache: bool, cache_dir: str | None) -> None:
     """Lint spec files and directories (directories are searched for *.json)."""
     from linter.engine.runner import collect_files, display_path, lint, select_rules
     from linter.report.formats import render
@@ -142,6 +145,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
         select=(*config.select, *select) if select else None,
         ignore=(*config.ignore, *ignore) if ignore else None,
         baseline=baseline,
+        cache_dir=None if no_cache else (cache_dir or str(_default_cache_dir())),
     )
     files = collect_files(paths, config)[0] if (output or write_baseline or fmt == "junit") else []
     if write_baseline:
@@ -170,6 +174,12 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
     else:
         click.echo(text, nl=False, color=color)
     ctx.exit(1 if report.failed(config.fail_on) else 0)
+
+
+def _default_cache_dir() -> Path:
+    from linter.engine.cache import default_cache_dir
+
+    return default_cache_dir()
 
 
 def _refuse_to_overwrite(target: str, inputs: list[Path], others: list[str | None]) -> None:

@@ -59,6 +59,7 @@ class Config:
     baseline: str | None = None
     per_path: tuple[PathOverride, ...] = ()
     source: str | None = None
+    cache_dir: str | None = None  # reuse findings of unchanged files (the CLI sets it; the API does not)
 
     def with_overrides(self, **changes: Any) -> Config:
         """CLI flags: only the ones given (not None) replace the configured values."""

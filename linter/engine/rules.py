@@ -105,12 +105,9 @@ def _load_cached(files: tuple[str, ...], key: str) -> list[Rule]:
 
 
 def _cache_file(key: str) -> Path | None:
-    explicit = os.environ.get("KRPC_LINT_CACHE_DIR")
-    if explicit:
-        return Path(explicit) / f"rules-{key[:32]}.json"
-    base = os.environ.get("XDG_CACHE_HOME")
-    root = Path(base) if base else Path.home() / ".cache"
-    return root / "krpc-lint" / f"rules-{key[:32]}.json"
+    from linter.engine.cache import default_cache_dir
+
+    return default_cache_dir() / f"rules-{key[:32]}.json"
 
 
 def _read_cache(cache: Path | None) -> list | None:

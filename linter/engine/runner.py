@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from linter.engine.cache import ResultCache
 from linter.engine.checks import CHECKS
 from linter.engine.config import Config
 from linter.engine.context import DirectoryContext, FileContext, Hit
@@ -126,22 +127,15 @@ def lint_texts(texts: dict[str, str | bytes], config: Config | None = None, *, c
 
 def lint_contexts(contexts: list[FileContext], ruleset: RuleSet, config: Config, complete: set[str]) -> Report:
     by_file: dict[str, list[Finding]] = defaultdict(list)
-    file_rules = [r for r in ruleset.rules if r.scope == "file"]
-    dir_rules = [r for r in ruleset.rules if r.scope == "directory"]
-    meta_rules = [r for r in ruleset.rules if r.scope == "meta"]
-    by_path = {ctx.path: ctx for ctx in contexts}
+    cache = ResultCache(Path(config.cache_dir), ruleset) if config.cache_dir else None
     for ctx in contexts:
-        found = by_file[ctx.path]
-        for rule in file_rules:
-            hits = _run(rule, ctx)
-            if hits:
-                found.extend(_findings(ctx, rule, hits, ruleset))
+        by_file[ctx.path].extend(_file_findings(ctx, ruleset, cache))
     for directory in _directories(contexts, complete):
-        for rule in dir_rules:
-            for hit in _run(rule, directory):
-                owner = by_path.get(hit.file or "")
-                if owner is not None:
-                    by_file[owner.path].extend(_findings(owner, rule, [hit], ruleset))
+        for finding in _directory_findings(directory, ruleset, cache):
+            by_file[finding.path].append(finding)
+    if cache is not None:
+        cache.save()
+    meta_rules = [r for r in ruleset.rules if r.scope == "meta"]
     report = Report(files=len(contexts))
     for ctx in contexts:
         kept = _suppress(ctx, by_file[ctx.path], report)
@@ -153,6 +147,45 @@ def lint_contexts(contexts: list[FileContext], ruleset: RuleSet, config: Config,
         report.findings, report.baselined = apply_baseline(report.findings, read_baseline(config.baseline))
     report.findings.sort()
     return report
+
+
+def _file_findings(ctx: FileContext, ruleset: RuleSet, cache: ResultCache | None) -> list[Finding]:
+    """Findings of the file-scope rules, from the cache when the file is unchanged."""
+    digest = ctx.document.digest
+    if cache is not None:
+        cached = cache.file_findings(ctx.path, digest)
+        if cached is not None:
+            return cached
+    found: list[Finding] = []
+    for rule in ruleset.rules:
+        if rule.scope == "file":
+            hits = _run(rule, ctx)
+            if hits:
+                found.extend(_findings(ctx, rule, hits, ruleset))
+    if cache is not None:
+        cache.store_file(ctx.path, digest, found)
+    return found
+
+
+def _directory_findings(directory: DirectoryContext, ruleset: RuleSet, cache: ResultCache | None) -> list[Finding]:
+    """Findings of the cross-file rules, from the cache when no file of the directory changed."""
+    key = None
+    if cache is not None:
+        key = cache.directory_key([(c.path, c.document.digest) for c in directory.files], directory.complete)
+        cached = cache.dir_findings(key)
+        if cached is not None:
+            return cached
+    by_path = {ctx.path: ctx for ctx in directory.files}
+    found: list[Finding] = []
+    for rule in ruleset.rules:
+        if rule.scope == "directory":
+            for hit in _run(rule, directory):
+                owner = by_path.get(hit.file or "")
+                if owner is not None:
+                    found.extend(_findings(owner, rule, [hit], ruleset))
+    if cache is not None:
+        cache.store_dir(key, found)
+    return found
 
 
 def _run(rule: Rule, target) -> list[Hit]:

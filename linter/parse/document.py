@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
@@ -30,6 +31,7 @@ class SpecDocument:
     problem: ReadProblem | None = None
     _positions: Positions | None = field(default=None, repr=False)
     _lines: LineIndex | None = field(default=None, repr=False)
+    digest: str = ""  # of the file's bytes: the result cache's key
 
     @property
     def positions(self) -> Positions:
@@ -91,6 +93,12 @@ def decode_text(data: bytes) -> tuple[str, ReadProblem | None]:
 
 def read_document(path: str, data: bytes) -> SpecDocument:
     """Parse spec bytes into a document; never raises for bad content."""
+    document = _parse(path, data)
+    document.digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    return document
+
+
+def _parse(path: str, data: bytes) -> SpecDocument:
     if len(data) > MAX_SPEC_BYTES:
         return SpecDocument(path, "", problem=ReadProblem("io", f"file is larger than {MAX_SPEC_BYTES} bytes"))
     text, problem = decode_text(data)
