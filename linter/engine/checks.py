@@ -326,6 +326,23 @@ def primitive_named_struct(ctx: FileContext, options: dict[str, Any]) -> Iterato
                       f'did you mean {"[]" if spec.type.is_array else ""}{lowered[spec.type.name.lower()]}?')
 
 
+@check("field-convention")
+def field_convention(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
+    """Fields whose name matches ``name`` (a regex) have ``type`` and, with ``nullable_everywhere``,
+    are nullable in all of their versions."""
+    pattern = re.compile(options["name"])
+    wanted_type = options.get("type")
+    nullable = options.get("nullable_everywhere", False)
+    for spec, _ in _fields(ctx):
+        if spec.name is None or spec.type is None or not pattern.search(spec.name):
+            continue
+        if wanted_type is not None and str(spec.type) != wanted_type:
+            yield Hit(spec.child("type"), f"field {spec.name} has type {spec.type}; fields named like this are {wanted_type}")
+        elif nullable and not (spec.nullable_versions and spec.versions and spec.nullable_versions.contains(spec.versions)):
+            yield Hit(spec.child("name"), f"field {spec.name} should be nullable in all of its versions {spec.versions} "
+                      "(null means nothing to say)")
+
+
 # --- tagged fields -------------------------------------------------------------------------
 
 
