@@ -135,7 +135,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
                  config_file: str | None, baseline: str | None, write_baseline: str | None,
                  output: str | None, color: bool | None, no_cache: bool, cache_dir: str | None) -> None:
     """Lint spec files and directories (directories are searched for *.json)."""
-    from linter.engine.runner import collect_files, display_path, lint, select_rules
+    from linter.engine.runner import collect_files, display_paths, lint, select_rules
     from linter.report.formats import render
 
     config = _load_config(config_file)
@@ -168,7 +168,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
         color = output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     color = color and fmt == "text"
     text = render(report, fmt, color=color, rules=rules,
-                  files=[display_path(f) for f in files] if fmt == "junit" else None)
+                  files=display_paths(files) if fmt == "junit" else None)
     if output:
         _write(output, lambda file: Path(file).write_text(text, encoding="utf-8"))
     else:

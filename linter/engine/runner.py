@@ -78,6 +78,18 @@ def collect_files(paths: Sequence[str | os.PathLike], config: Config) -> tuple[l
     return unique, complete
 
 
+def display_paths(files: Sequence[Path]) -> list[str]:
+    """``display_path`` of many files, working out each directory once."""
+    shown: dict[str, str] = {}
+    names = []
+    for file in files:
+        parent, base = os.path.split(str(file))
+        if parent not in shown:
+            shown[parent] = display_path(Path(parent)) if parent else "."
+        names.append(base if shown[parent] == "." else os.path.join(shown[parent], base))
+    return names
+
+
 def display_path(path: Path) -> str:
     """How a file is named in findings: relative to the working directory when that is shorter."""
     try:
@@ -100,7 +112,7 @@ def lint(paths: Sequence[str | os.PathLike] | str, config: Config | None = None)
     ruleset = select_rules(config)
     files, complete = collect_files(paths, config)
     with _gc_paused():
-        contexts = [FileContext(load_document(f, display_path(f))) for f in files]
+        contexts = [FileContext(load_document(f, name)) for f, name in zip(files, display_paths(files))]
         return lint_contexts(contexts, ruleset, config, complete={str(d) for d in complete})
 
 

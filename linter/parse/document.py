@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
@@ -122,7 +123,9 @@ def load_document(file: FsPath | str, display: str | None = None) -> SpecDocumen
     name = display if display is not None else str(file)
     try:
         with open(file, "rb") as handle:
-            data = handle.read(MAX_SPEC_BYTES + 1)
+            # Size first: read(MAX + 1) would allocate the whole limit for every small file.
+            size = os.fstat(handle.fileno()).st_size
+            data = handle.read() if size <= MAX_SPEC_BYTES else handle.read(MAX_SPEC_BYTES + 1)
     except OSError as exc:
         return SpecDocument(name, "", problem=ReadProblem("io", f"cannot read file: {exc.strerror or exc}"))
     return read_document(name, data)

@@ -34,7 +34,12 @@ _COMMENT_OR_STRING = re.compile(rf'"(?:[^"\\\n]|\\.)*"|({_LINE_COMMENT}|{_BLOCK_
 _STRING_OR_COMMENT = re.compile(rf'("(?:[^"\\\n]|\\.)*")|{_LINE_COMMENT}|{_BLOCK_COMMENT}')
 # Text the fast path leaves to the positional parser: lone CRs (line ends for comments but not
 # for our line splitting) and control characters (Jackson rejects them in comments too).
-_NEEDS_CAREFUL_READ = re.compile(rf"\r(?!\n)|[{_CTRL}]")
+_LONE_CR = re.compile(r"\r(?!\n)")
+_CONTROL_CHAR = re.compile(f"[{_CTRL}]")
+
+
+def _needs_careful_read(text: str) -> bool:
+    return ("\r" in text and _LONE_CR.search(text) is not None) or _CONTROL_CHAR.search(text) is not None
 _HAS_COMMENT_START = re.compile(r"/[/*]")
 
 
@@ -100,7 +105,7 @@ def fast_load(text: str) -> Any | None:
     ``None`` means: a syntax problem, duplicate keys, or anything unusual. The root of a
     Kafka spec is always an object, so ``None`` is never a real answer.
     """
-    if _NEEDS_CAREFUL_READ.search(text):
+    if _needs_careful_read(text):
         return None
     try:
         return _DECODER.decode(_strip_comments(text))
