@@ -12,6 +12,7 @@ $(BIN)/python:
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m compileall -q linter  # an editable install leaves no bytecode: every start would compile
 	touch $(STAMP)
 
 install: $(STAMP)

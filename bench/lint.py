@@ -75,6 +75,8 @@ def main() -> int:
         cold_cli = median_seconds(lambda: subprocess.run([*cli, "--no-cache"], capture_output=True), args.runs)
         cached_cli = median_seconds(lambda: subprocess.run(cli, capture_output=True), args.runs)
 
+        floor_rss, cli_rss = peak_rss_kib(floor_proc), peak_rss_kib([*cli, "--no-cache"])
+
     rows = [
         ("in-process (library lint())", in_floor, in_lint, "<= 10x"),
         ("cold CLI process, --no-cache", cold_floor, cold_cli, "<= 500 ms"),
@@ -84,7 +86,17 @@ def main() -> int:
     print(f"{'measure':36} {'floor (json.loads)':>19} {'krpc-lint':>12} {'ratio':>7}  goal")
     for name, floor_s, ours, goal in rows:
         print(f"{name:36} {floor_s * 1000:16.1f} ms {ours * 1000:9.1f} ms {ours / floor_s:6.1f}x  {goal}")
+    print(f"{'peak memory (RSS), cold CLI':36} {floor_rss / 1024:16.1f} MB {cli_rss / 1024:9.1f} MB "
+          f"{cli_rss / floor_rss:6.1f}x")
     return 0
+
+
+def peak_rss_kib(command: list[str]) -> int:
+    """Peak resident memory of one run of ``command``, measured in a wrapper of its own."""
+    wrapper = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], capture_output=True); "
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", wrapper, *command], check=True, capture_output=True, text=True)
+    return int(out.stdout.strip())
 
 
 if __name__ == "__main__":
