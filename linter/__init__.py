@@ -31,7 +31,7 @@ _EXPORTS = {
     "UsageError": "linter.engine.runner", "all_rules": "linter.engine.runner", "lint": "linter.engine.runner",
     "lint_texts": "linter.engine.runner",
 }
-__all__ = sorted(_EXPORTS)
+__all__ = ["Config", "ConfigError", "Finding", "Report", "UsageError", "all_rules", "lint", "lint_texts", "load_config"]
 
 
 def __getattr__(name: str) -> Any:

@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from linter.cli import main as cli_main
 from linter.cli.main import cli
 
 BAD_SPEC = ('{"name": "Example", "type": "data", "validVersions": "0", "flexibleVersions": "0+", '

@@ -217,7 +217,7 @@ def _rule_row(rule: Rule) -> dict[str, str]:
 
 
 def _column_widths(rows: list[dict[str, str]]) -> dict[str, int]:
-    return {column: max(len(row[column]) for row in [dict(zip(_COLUMNS, _COLUMNS)), *rows]) for column in _COLUMNS}
+    return {column: max(len(row[column]) for row in [dict(zip(_COLUMNS, _COLUMNS, strict=True)), *rows]) for column in _COLUMNS}
 
 
 def _plain_table(rows: list[dict[str, str]]) -> str:

@@ -13,7 +13,6 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path as FsPath
 from typing import Any
 
 from linter.engine.context import DirectoryContext, FileContext, Hit

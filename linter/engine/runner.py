@@ -112,7 +112,7 @@ def lint(paths: Sequence[str | os.PathLike] | str, config: Config | None = None)
     ruleset = select_rules(config)
     files, complete = collect_files(paths, config)
     with _gc_paused():
-        contexts = [FileContext(load_document(f, name)) for f, name in zip(files, display_paths(files))]
+        contexts = [FileContext(load_document(f, name)) for f, name in zip(files, display_paths(files), strict=True)]
         return lint_contexts(contexts, ruleset, config, complete={str(d) for d in complete})
 
 

@@ -155,7 +155,7 @@ class _Builder:
     def issue(self, check: str, path: Path, message: str, at_key: bool = False) -> None:
         self.issues.append(Issue(check, path, message, at_key))
 
-    def bound(self, fn, raw: dict[str, Any], key: str, path: Path, *args: Any) -> Any:
+    def bound(self, fn, raw: dict[str, Any], key: str, *args: Any) -> Any:
         """Bind one property; a bind problem is the schema's to report, so it just reads as absent."""
         value = raw.get(key)
         if value is None:
@@ -170,7 +170,7 @@ class _Builder:
     def versions(self, raw: dict[str, Any], key: str, path: Path, default: Versions | None) -> VersionsProp:
         if key not in raw:
             return _ABSENT[default]
-        text = self.bound(as_string, raw, key, path)
+        text = self.bound(as_string, raw, key)
         try:
             return VersionsProp(text, _parse_versions(text, default))
         except VersionsError as exc:
@@ -180,14 +180,14 @@ class _Builder:
     def field(self, raw: Any, path: Path) -> FieldSpec | None:
         if not isinstance(raw, dict):
             return None  # the schema reports a field that is not an object
-        name = self.bound(as_string, raw, "name", path)
+        name = self.bound(as_string, raw, "name")
         tagged = self.versions(raw, "taggedVersions", path, NONE)
         tagged_value = tagged.value if tagged.value is not None else (NONE if not tagged.given else None)
         versions_prop = self.versions(raw, "versions", path, None)
         versions = versions_prop.value
         if versions is None and not versions_prop.given and tagged_value is not None and not tagged_value.empty:
             versions = tagged_value
-        type_text = self.bound(as_string, raw, "type", path)
+        type_text = self.bound(as_string, raw, "type")
         field_type = None
         if type_text is not None:
             try:
@@ -197,7 +197,7 @@ class _Builder:
                 self.issue(check, (*path, "type"), f'invalid type "{type_text}": {exc}')
         children_raw = as_list(raw.get("fields")) if not isinstance(raw.get("fields"), (str, int, float, bool)) else []
         children = self.fields(children_raw, (*path, "fields"), bare=not isinstance(raw.get("fields"), list))
-        default = self.bound(as_string, raw, "default", path)
+        default = self.bound(as_string, raw, "default")
         return FieldSpec(
             path=path,
             name=name,
@@ -210,14 +210,14 @@ class _Builder:
             flexible_versions=self.versions(raw, "flexibleVersions", path, None),
             fields=children,
             has_fields=bool(children_raw),
-            map_key=self.bound(as_bool, raw, "mapKey", path),
-            ignorable=self.bound(as_bool, raw, "ignorable", path),
-            zero_copy=self.bound(as_bool, raw, "zeroCopy", path),
+            map_key=self.bound(as_bool, raw, "mapKey"),
+            ignorable=self.bound(as_bool, raw, "ignorable"),
+            zero_copy=self.bound(as_bool, raw, "zeroCopy"),
             default=default if default is not None else "",
             default_given=default is not None,
-            entity_type=self.bound(as_enum, raw, "entityType", path, ENTITY_TYPES),
-            about=self.bound(as_string, raw, "about", path),
-            tag=self.bound(as_int, raw, "tag", path, 32),
+            entity_type=self.bound(as_enum, raw, "entityType", ENTITY_TYPES),
+            about=self.bound(as_string, raw, "about"),
+            tag=self.bound(as_int, raw, "tag", 32),
             raw=raw,
         )
 
@@ -239,7 +239,7 @@ class _Builder:
             return None
         return StructSpec(
             path=path,
-            name=self.bound(as_string, raw, "name", path),
+            name=self.bound(as_string, raw, "name"),
             versions=self.versions(raw, "versions", path, None).value,
             fields=self.struct_fields(raw, path),
             kind="common",
@@ -258,19 +258,19 @@ class _Builder:
             commons = tuple(self.common_struct(item, (*commons_path, i)) for i, item in enumerate(commons_list))
         listeners_raw = raw.get("listeners")
         listeners = tuple(item for item in as_list(listeners_raw) if isinstance(item, str))
-        name = self.bound(as_string, raw, "name", root)
+        name = self.bound(as_string, raw, "name")
         return MessageSpec(
             path=file,
             name=name,
-            type=self.bound(as_enum, raw, "type", root, MESSAGE_TYPES),
-            api_key=self.bound(as_int, raw, "apiKey", root, 16),
+            type=self.bound(as_enum, raw, "type", MESSAGE_TYPES),
+            api_key=self.bound(as_int, raw, "apiKey", 16),
             valid_versions=valid,
             flexible_versions=self.versions(raw, "flexibleVersions", root, NONE),
             deprecated_versions=self.versions(raw, "deprecatedVersions", root, NONE),
             struct=StructSpec(root, name, valid.value, self.struct_fields(raw, root), "message", ("fields",)),
             common_structs=tuple(c for c in commons if c is not None),
             listeners=listeners,
-            latest_version_unstable=self.bound(as_bool, raw, "latestVersionUnstable", root),
+            latest_version_unstable=self.bound(as_bool, raw, "latestVersionUnstable"),
             raw=raw,
             issues=tuple(self.issues),
         )
