@@ -163,7 +163,7 @@ class _Builder:
         if fn is as_string and type(value) is str:
             return value
         try:
-            return fn(raw.get(key), key, *args)
+            return fn(value, key, *args)
         except BindError:
             return None if fn is not as_bool else False
 
@@ -195,8 +195,7 @@ class _Builder:
             except TypeSyntaxError as exc:
                 check = "array-of-arrays" if exc.array_of_arrays else "type-syntax"
                 self.issue(check, (*path, "type"), f'invalid type "{type_text}": {exc}')
-        children_raw = as_list(raw.get("fields")) if not isinstance(raw.get("fields"), (str, int, float, bool)) else []
-        children = self.fields(children_raw, (*path, "fields"), bare=not isinstance(raw.get("fields"), list))
+        nested = raw.get("fields")
         default = self.bound(as_string, raw, "default")
         return FieldSpec(
             path=path,
@@ -208,8 +207,8 @@ class _Builder:
             tagged_versions=tagged_value,
             nullable_versions=self.versions(raw, "nullableVersions", path, NONE).value,
             flexible_versions=self.versions(raw, "flexibleVersions", path, None),
-            fields=children,
-            has_fields=bool(children_raw),
+            fields=self.struct_fields(raw, path),
+            has_fields=isinstance(nested, (list, dict)) and bool(nested),
             map_key=self.bound(as_bool, raw, "mapKey"),
             ignorable=self.bound(as_bool, raw, "ignorable"),
             zero_copy=self.bound(as_bool, raw, "zeroCopy"),
