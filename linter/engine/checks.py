@@ -80,7 +80,7 @@ def read_problem(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     """The file could not be read as JSON; ``kinds`` selects syntax, trailing, empty, encoding or io."""
     problem = ctx.document.problem
     if problem is not None and problem.kind in options.get("kinds", ()):
-        yield Hit(("@offset", problem.offset), problem.message)
+        yield Hit((), problem.message, offset=problem.offset)
 
 
 @check("duplicate-keys")
@@ -88,7 +88,7 @@ def duplicate_keys(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     """A key repeated in one object; the last value silently wins."""
     for path, offset, first in ctx.document.duplicates:
         line, _ = ctx.document.line_col(first)
-        yield Hit(("@offset", offset), f'key "{path[-1]}" repeats the one on line {line}; only this last value is used')
+        yield Hit(path, f'key "{path[-1]}" repeats the one on line {line}; only this last value is used', offset=offset)
 
 
 @check("structure")
@@ -825,7 +825,7 @@ def unused_suppression(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hi
     """A suppression comment that silenced nothing is stale and hides future problems."""
     for item in getattr(ctx, "suppressions", ()):
         if item.reason and not item.used:
-            yield Hit(("@line", item.line, item.col), f"suppression of {', '.join(item.rules)} matches no finding")
+            yield Hit((), f"suppression of {', '.join(item.rules)} matches no finding", position=(item.line, item.col))
 
 
 @check("suppression-reason", scope="meta")
@@ -833,4 +833,4 @@ def suppression_reason(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hi
     """A suppression must say why, so reviewers can judge it; without a reason it suppresses nothing."""
     for item in getattr(ctx, "suppressions", ()):
         if not item.reason:
-            yield Hit(("@line", item.line, item.col), f"suppression of {', '.join(item.rules)} gives no reason")
+            yield Hit((), f"suppression of {', '.join(item.rules)} gives no reason", position=(item.line, item.col))

@@ -22,6 +22,8 @@ class Hit:
     message: str
     at_key: bool = False
     file: str | None = None  # for directory checks: the file the hit belongs to
+    offset: int | None = None  # a character offset instead of a JSON path (syntax errors)
+    position: tuple[int, int] | None = None  # a known line and column (comments)
 
 
 class FileContext:

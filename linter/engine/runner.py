@@ -230,10 +230,10 @@ def _findings(ctx: FileContext, rule: Rule, hits: Iterable[Hit], ruleset: RuleSe
     document = ctx.document
     out = []
     for hit in hits:
-        if hit.path[:1] == ("@offset",):
-            line, col = document.line_col(hit.path[1]) if document.text else (1, 1)
-        elif hit.path[:1] == ("@line",):
-            line, col = hit.path[1], hit.path[2]
+        if hit.position is not None:
+            line, col = hit.position
+        elif hit.offset is not None:
+            line, col = document.line_col(hit.offset) if document.text else (1, 1)
         elif document.text:
             line, col = document.locate(hit.path, key=hit.at_key)
         else:
