@@ -1,0 +1,13 @@
+"""Schema-driven reference encoder/decoder for Kafka messages, byte-exact with Kafka.
+
+>>> from linter.codec import Codec
+>>> codec = Codec.load("fixtures/valid")
+>>> codec.encode("WidgetFetchRequest", 0, codec.default("WidgetFetchRequest", 0)).hex()[:8]
+'00000000'
+"""
+
+from linter.codec.codec import Codec
+from linter.codec.compiler import UNKNOWN_TAGS
+from linter.codec.errors import CodecError, DecodeError, EncodeError, SpecError
+
+__all__ = ["Codec", "CodecError", "DecodeError", "EncodeError", "SpecError", "UNKNOWN_TAGS"]

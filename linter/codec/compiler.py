@@ -1,0 +1,638 @@
+"""Compile a message spec, at one version, into composed encode/decode closures.
+
+Specialising once per (message, version) means the hot path never looks at the spec: each
+field is a pre-built closure for its type, nullability and encoding (classic or compact) at
+that version. Nothing is generated as source code, so no spec text is ever executed.
+
+Values are plain Python data mirroring Kafka's JSON form: a struct is a ``dict`` keyed by the
+field name with its first letter lower-cased; integers are ``int``, float64 ``float``, bytes
+and records ``bytes``, uuids ``uuid.UUID``, arrays ``list``; ``None`` is null. Only fields
+that exist at the version appear. Unknown tagged fields read from the wire are kept, per
+struct, under ``UNKNOWN_TAGS`` as ``[(tag, bytes), ...]`` and written back on encode.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import struct
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from linter.codec.errors import CodecError, DecodeError, EncodeError, SpecError
+from linter.codec.wire import INT8, INT16, INT32, need, read_uvarint, write_uvarint
+from linter.model.defaults import parse_default
+from linter.model.registry import StructRegistry
+from linter.model.spec import FieldSpec, MessageSpec
+from linter.model.types import INTEGERS, FieldType
+from linter.model.versions import Versions
+
+UNKNOWN_TAGS = "_unknownTaggedFields"
+ZERO_UUID = uuid.UUID(int=0)
+
+Encoder = Callable[[Any, bytearray], None]
+Decoder = Callable[[bytes, int], tuple[Any, int]]
+
+_FIXED = {"int8": ">b", "int16": ">h", "int32": ">i", "int64": ">q", "uint16": ">H", "uint32": ">I"}
+
+
+def json_key(name: str) -> str:
+    """Kafka's JSON converter names: the spec name with its first letter lower-cased."""
+    return name[:1].lower() + name[1:]
+
+
+# --- leaf types ----------------------------------------------------------------------------------
+
+
+def _int_codec(type_name: str) -> tuple[Encoder, Decoder]:
+    packer = struct.Struct(_FIXED[type_name])
+    pack, unpack, size = packer.pack, packer.unpack_from, packer.size
+    low, high = INTEGERS[type_name]
+
+    def encode(value: Any, out: bytearray) -> None:
+        if type(value) is not int:
+            raise EncodeError(f"expected an integer ({type_name}), got {type(value).__name__}")
+        if not low <= value <= high:
+            raise EncodeError(f"{value} is out of the {type_name} range {low} to {high}")
+        out += pack(value)
+
+    def decode(buf: bytes, pos: int) -> tuple[int, int]:
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError(f"{type_name} needs {size} bytes, only {len(buf) - pos} left", pos)
+        return unpack(buf, pos)[0], end
+
+    return encode, decode
+
+
+def _bool_codec() -> tuple[Encoder, Decoder]:
+    def encode(value: Any, out: bytearray) -> None:
+        if type(value) is not bool:
+            raise EncodeError(f"expected a bool, got {type(value).__name__}")
+        out.append(1 if value else 0)
+
+    def decode(buf: bytes, pos: int) -> tuple[bool, int]:
+        if pos >= len(buf):
+            raise DecodeError("bool needs 1 byte, none left", pos)
+        byte = buf[pos]
+        if byte > 1:
+            raise DecodeError(f"bool byte is {byte}, not 0 or 1", pos)
+        return byte == 1, pos + 1
+
+    return encode, decode
+
+
+_DOUBLE = struct.Struct(">d")
+
+
+def _float_codec() -> tuple[Encoder, Decoder]:
+    pack, unpack = _DOUBLE.pack, _DOUBLE.unpack_from
+
+    def encode(value: Any, out: bytearray) -> None:
+        if type(value) is not float and type(value) is not int:
+            raise EncodeError(f"expected a float, got {type(value).__name__}")
+        out += pack(value)
+
+    def decode(buf: bytes, pos: int) -> tuple[float, int]:
+        end = need(buf, pos, 8, "float64")
+        return unpack(buf, pos)[0], end
+
+    return encode, decode
+
+
+def _uuid_codec() -> tuple[Encoder, Decoder]:
+    def encode(value: Any, out: bytearray) -> None:
+        if type(value) is not uuid.UUID:
+            raise EncodeError(f"expected a uuid.UUID, got {type(value).__name__}")
+        out += value.bytes
+
+    def decode(buf: bytes, pos: int) -> tuple[uuid.UUID, int]:
+        end = need(buf, pos, 16, "uuid")
+        return uuid.UUID(bytes=bytes(buf[pos:end])), end
+
+    return encode, decode
+
+
+def _length_codec(compact: bool, classic: struct.Struct) -> tuple[Callable, Callable]:
+    """Write/read a length with null: compact uvarint(n + 1) (0 = null), classic signed (-1 = null)."""
+    if compact:
+        def write(length: int | None, out: bytearray) -> None:
+            write_uvarint(0 if length is None else length + 1, out)
+
+        def read(buf: bytes, pos: int) -> tuple[int | None, int]:
+            value, pos = read_uvarint(buf, pos)
+            return (None if value == 0 else value - 1), pos
+        return write, read
+
+    pack, unpack, size, high = classic.pack, classic.unpack_from, classic.size, 2 ** (classic.size * 8 - 1) - 1
+
+    def write_classic(length: int | None, out: bytearray) -> None:
+        if length is not None and length > high:
+            raise EncodeError(f"length {length} does not fit in {classic.size * 8} bits")
+        out += pack(-1 if length is None else length)
+
+    def read_classic(buf: bytes, pos: int) -> tuple[int | None, int]:
+        end = need(buf, pos, size, "length")
+        value = unpack(buf, pos)[0]
+        if value < -1:
+            raise DecodeError(f"negative length {value}", pos)
+        return (None if value == -1 else value), end
+    return write_classic, read_classic
+
+
+def _null_check(nullable: bool, what: str):
+    def on_null_encode() -> None:
+        if not nullable:
+            raise EncodeError(f"null is not allowed: the {what} is not nullable in this version")
+
+    return on_null_encode
+
+
+def _string_codec(compact: bool, nullable: bool) -> tuple[Encoder, Decoder]:
+    write_len, read_len = _length_codec(compact, INT16)
+    null_encode = _null_check(nullable, "string")
+
+    def encode(value: Any, out: bytearray) -> None:
+        if value is None:
+            null_encode()
+            write_len(None, out)
+            return
+        if type(value) is not str:
+            raise EncodeError(f"expected a str, got {type(value).__name__}")
+        try:
+            data = value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise EncodeError(f"string is not valid Unicode (lone surrogate at {exc.start})") from None
+        write_len(len(data), out)
+        out += data
+
+    def decode(buf: bytes, pos: int) -> tuple[str | None, int]:
+        start = pos
+        length, pos = read_len(buf, pos)
+        if length is None:
+            if not nullable:
+                raise DecodeError("null string where the field is not nullable", start)
+            return None, pos
+        end = need(buf, pos, length, "string")
+        try:
+            return buf[pos:end].decode("utf-8"), end
+        except UnicodeDecodeError as exc:
+            raise DecodeError(f"invalid UTF-8 in string: {exc.reason}", pos + exc.start) from None
+
+    return encode, decode
+
+
+def _bytes_codec(compact: bool, nullable: bool) -> tuple[Encoder, Decoder]:
+    write_len, read_len = _length_codec(compact, INT32)
+    null_encode = _null_check(nullable, "bytes field")
+
+    def encode(value: Any, out: bytearray) -> None:
+        if value is None:
+            null_encode()
+            write_len(None, out)
+            return
+        if not isinstance(value, (bytes, bytearray, memoryview)):
+            raise EncodeError(f"expected bytes, got {type(value).__name__}")
+        write_len(len(value), out)
+        out += value
+
+    def decode(buf: bytes, pos: int) -> tuple[bytes | None, int]:
+        start = pos
+        length, pos = read_len(buf, pos)
+        if length is None:
+            if not nullable:
+                raise DecodeError("null bytes where the field is not nullable", start)
+            return None, pos
+        end = need(buf, pos, length, "bytes")
+        return bytes(buf[pos:end]), end
+
+    return encode, decode
+
+
+def _array_codec(compact: bool, nullable: bool, element: tuple[Encoder, Decoder]) -> tuple[Encoder, Decoder]:
+    write_len, read_len = _length_codec(compact, INT32)
+    encode_item, decode_item = element
+    null_encode = _null_check(nullable, "array")
+
+    def encode(value: Any, out: bytearray) -> None:
+        if value is None:
+            null_encode()
+            write_len(None, out)
+            return
+        if type(value) is not list and type(value) is not tuple:
+            raise EncodeError(f"expected a list, got {type(value).__name__}")
+        write_len(len(value), out)
+        index = 0
+        try:
+            for index, item in enumerate(value):
+                encode_item(item, out)
+        except CodecError as exc:
+            raise exc.at(index) from None
+
+    def decode(buf: bytes, pos: int) -> tuple[list | None, int]:
+        start = pos
+        count, pos = read_len(buf, pos)
+        if count is None:
+            if not nullable:
+                raise DecodeError("null array where the field is not nullable", start)
+            return None, pos
+        if count > len(buf) - pos:
+            raise DecodeError(f"array of {count} elements, but only {len(buf) - pos} bytes left", start)
+        items = []
+        append = items.append
+        index = 0
+        try:
+            for index in range(count):
+                item, pos = decode_item(buf, pos)
+                append(item)
+        except CodecError as exc:
+            raise exc.at(index) from None
+        return items, pos
+
+    return encode, decode
+
+
+# --- JSON form of leaf values ---------------------------------------------------------------------
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _unb64(text: Any, what: str) -> bytes:
+    if not isinstance(text, str):
+        raise EncodeError(f"expected base64 text for {what}, got {type(text).__name__}")
+    try:
+        return base64.b64decode(text, validate=True)
+    except ValueError:
+        raise EncodeError(f"invalid base64 for {what}") from None
+
+
+def uuid_to_text(value: uuid.UUID) -> str:
+    return base64.urlsafe_b64encode(value.bytes).decode("ascii").rstrip("=")
+
+
+def uuid_from_text(text: Any) -> uuid.UUID:
+    if not isinstance(text, str) or len(text) != 22:
+        raise EncodeError(f"expected a 22-character base64url uuid, got {text!r}")
+    try:
+        return uuid.UUID(bytes=base64.urlsafe_b64decode(text + "=="))
+    except ValueError:
+        raise EncodeError(f"invalid uuid {text!r}") from None
+
+
+def _float_from_json(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if value in ("NaN", "Infinity", "-Infinity"):
+            return float(value.replace("Infinity", "inf"))
+        raise EncodeError(f"expected a number, got {value!r}")
+    return float(value)
+
+
+def _float_to_json(value: float) -> Any:
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return value
+
+
+def _leaf_json(type_name: str) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
+    """(to_json, from_json) for a primitive type; null passes through both."""
+    if type_name == "uuid":
+        return uuid_to_text, uuid_from_text
+    if type_name == "bytes":
+        return _b64, lambda text: _unb64(text, "bytes")
+    if type_name == "records":
+        return (lambda value: ""), (lambda text: _unb64(text, "records"))
+    if type_name == "float64":
+        return _float_to_json, _float_from_json
+    return (lambda value: value), (lambda value: value)
+
+
+# --- structs ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class FieldPlan:
+    """One field at one version."""
+
+    spec: FieldSpec
+    key: str
+    present: bool  # exists at this version (tagged or not)
+    tag: int | None  # set when the field is tagged at this version
+    ignorable: bool
+    default: Callable[[], Any]  # a fresh default value
+    encode: Encoder | None = None
+    decode: Decoder | None = None
+    to_json: Callable[[Any], Any] | None = None
+    from_json: Callable[[Any], Any] | None = None
+
+
+class StructPlan:
+    """A struct at one version: its fields in wire order, its tagged fields, and the rest."""
+
+    def __init__(self, name: str, fields: list[FieldPlan], flexible: bool, version: int) -> None:
+        self.name = name
+        self.version = version
+        self.flexible = flexible
+        self.fields = fields
+        self.regular = [(f.key, f.spec.name, f.encode, f.decode) for f in fields if f.present and f.tag is None]
+        self.tagged = sorted((f for f in fields if f.present and f.tag is not None), key=lambda f: f.tag)
+        self.tagged_by_number = {f.tag: f for f in self.tagged}
+        self.absent = [f for f in fields if not f.present]
+        self.keys = frozenset(f.key for f in fields if f.present) | {UNKNOWN_TAGS}
+
+    def default(self) -> dict[str, Any]:
+        return {f.key: f.default() for f in self.fields if f.present}
+
+    # encode ---------------------------------------------------------------------------------
+
+    def encode(self, value: Any, out: bytearray) -> None:
+        if type(value) is not dict:
+            raise EncodeError(f"expected a struct (dict) for {self.name}, got {type(value).__name__}")
+        if not self.keys.issuperset(value):
+            self._check_extra_keys(value)
+        for key, name, encode, _ in self.regular:
+            try:
+                item = value[key]
+            except KeyError:
+                raise EncodeError(f"missing required value (field {name} exists in version {self.version})") \
+                    .at(name) from None
+            try:
+                encode(item, out)
+            except CodecError as exc:
+                raise exc.at(name) from None
+        if self.flexible:
+            self._encode_tagged(value, out)
+
+    def _check_extra_keys(self, value: dict) -> None:
+        for key in value:
+            if key in self.keys:
+                continue
+            plan = next((f for f in self.absent if f.key == key), None)
+            if plan is None:
+                raise EncodeError(f"{self.name} has no field {key!r}")
+            if not plan.ignorable and value[key] != plan.default():
+                raise EncodeError(f"field {plan.spec.name} does not exist in version {self.version} and is not "
+                                  "ignorable, but has a non-default value").at(plan.spec.name)
+
+    def _encode_tagged(self, value: dict, out: bytearray) -> None:
+        entries: list[tuple[int, bytes]] = []
+        for plan in self.tagged:
+            item = value.get(plan.key, _MISSING)
+            if item is _MISSING or item == plan.default():
+                continue
+            payload = bytearray()
+            try:
+                plan.encode(item, payload)
+            except CodecError as exc:
+                raise exc.at(plan.spec.name) from None
+            entries.append((plan.tag, payload))
+        unknown = value.get(UNKNOWN_TAGS)
+        if unknown:
+            entries = _merge_unknown(entries, unknown, self.tagged_by_number)
+        write_uvarint(len(entries), out)
+        for tag, payload in entries:
+            write_uvarint(tag, out)
+            write_uvarint(len(payload), out)
+            out += payload
+
+    # decode ---------------------------------------------------------------------------------
+
+    def decode(self, buf: bytes, pos: int) -> tuple[dict[str, Any], int]:
+        result: dict[str, Any] = {}
+        name = None
+        try:
+            for key, name, _, decode in self.regular:
+                result[key], pos = decode(buf, pos)
+        except CodecError as exc:
+            raise exc.at(name) from None
+        if self.flexible:
+            pos = self._decode_tagged(buf, pos, result)
+        return result, pos
+
+    def _decode_tagged(self, buf: bytes, pos: int, result: dict[str, Any]) -> int:
+        count, pos = read_uvarint(buf, pos, "tagged field count")
+        if count > len(buf) - pos:
+            raise DecodeError(f"{count} tagged fields, but only {len(buf) - pos} bytes left", pos)
+        previous = -1
+        for _ in range(count):
+            start = pos
+            tag, pos = read_uvarint(buf, pos, "tag")
+            if tag <= previous:
+                raise DecodeError(f"tag {tag} after tag {previous}: tags must be ascending and unique", start)
+            previous = tag
+            size, pos = read_uvarint(buf, pos, f"size of tag {tag}")
+            end = need(buf, pos, size, f"tagged field {tag}")
+            plan = self.tagged_by_number.get(tag)
+            if plan is None:
+                result.setdefault(UNKNOWN_TAGS, []).append((tag, bytes(buf[pos:end])))
+            else:
+                try:
+                    result[plan.key], used = plan.decode(buf, pos)
+                except CodecError as exc:
+                    raise exc.at(plan.spec.name) from None
+                if used != end:
+                    raise DecodeError(f"tagged field {plan.spec.name} (tag {tag}) has {size} bytes but its value "
+                                      f"used {used - pos}", pos).at(plan.spec.name)
+            pos = end
+        for plan in self.tagged:
+            if plan.key not in result:
+                result[plan.key] = plan.default()
+        return pos
+
+    # JSON form ------------------------------------------------------------------------------
+
+    def to_json(self, value: dict[str, Any]) -> dict[str, Any]:
+        """Kafka's JsonConverter form: fields of this version in spec order; tagged ones only when
+        they differ from their default."""
+        out = {}
+        for plan in self.fields:
+            if not plan.present or plan.key not in value:
+                continue
+            item = value[plan.key]
+            if plan.tag is not None and item == plan.default():
+                continue
+            out[plan.key] = None if item is None else plan.to_json(item)
+        return out
+
+    def from_json(self, data: Any) -> dict[str, Any]:
+        if not isinstance(data, dict):
+            raise EncodeError(f"expected a JSON object for {self.name}, got {type(data).__name__}")
+        out = {}
+        by_key = {f.key: f for f in self.fields}
+        for key, item in data.items():
+            plan = by_key.get(key)
+            if plan is None or not plan.present:
+                out[key] = item  # kept as is: encode() reports it (or drops an ignorable default)
+                continue
+            try:
+                out[key] = None if item is None else plan.from_json(item)
+            except CodecError as exc:
+                raise exc.at(plan.spec.name) from None
+        for plan in self.tagged:
+            out.setdefault(plan.key, plan.default())
+        return out
+
+
+_MISSING = object()
+
+
+def _merge_unknown(entries: list[tuple[int, bytes]], unknown: Any, known: dict) -> list[tuple[int, bytes]]:
+    merged = dict(entries)
+    try:
+        pairs = [(int(tag), bytes(payload)) for tag, payload in unknown]
+    except (TypeError, ValueError):
+        raise EncodeError(f"{UNKNOWN_TAGS} must be a list of (tag, bytes) pairs") from None
+    for tag, payload in pairs:
+        if tag in known or tag in merged:
+            raise EncodeError(f"unknown tagged field {tag} collides with a known or repeated tag")
+        merged[tag] = payload
+    return sorted(merged.items())
+
+
+# --- the compiler -----------------------------------------------------------------------------------
+
+
+class MessageCompiler:
+    """Builds the ``StructPlan`` of a message (and its nested structs) at one version."""
+
+    def __init__(self, message: MessageSpec) -> None:
+        self.message = message
+        self.registry = StructRegistry(message)
+        self.flexible_versions = message.flexible
+        self._open: set[str] = set()  # structs being compiled, to refuse recursive ones
+
+    def compile(self, version: int) -> StructPlan:
+        flexible = self.flexible_versions.contains(version)
+        return self._struct(self.message.name or "message", self.message.fields, version, flexible)
+
+    def _struct(self, name: str, fields: tuple[FieldSpec, ...], version: int, flexible: bool) -> StructPlan:
+        if name in self._open:
+            raise SpecError(f"struct {name} contains itself; recursive structs cannot be encoded")
+        self._open.add(name)
+        try:
+            return StructPlan(name, [self._field(spec, version, flexible) for spec in fields], flexible, version)
+        finally:
+            self._open.discard(name)
+
+    def _struct_fields(self, spec: FieldSpec) -> tuple[FieldSpec, ...]:
+        if spec.fields:
+            return spec.fields
+        definition = self.registry.lookup(spec.type.name)
+        return definition.fields if definition is not None else ()
+
+    def _field(self, spec: FieldSpec, version: int, flexible: bool) -> FieldPlan:
+        versions = spec.versions or Versions(0, -1)
+        tagged_versions = spec.tagged_versions or Versions(0, -1)
+        tagged = tagged_versions.contains(version)
+        present = versions.contains(version)
+        nullable = (spec.nullable_versions or Versions(0, -1)).contains(version)
+        override = spec.flexible_versions.value if spec.flexible_versions.given else None
+        compact = flexible if override is None else override.contains(version)
+        field_type = spec.type
+        nested = None
+        if field_type.struct_name is not None:
+            nested = self._struct(field_type.name, self._struct_fields(spec), version, flexible)
+        plan = FieldPlan(spec, json_key(spec.name), present, spec.tag if tagged else None, spec.ignorable,
+                         _default_factory(spec, nested))
+        if present:
+            plan.encode, plan.decode, plan.to_json, plan.from_json = self._type_codec(
+                field_type, nested, compact, nullable, tagged)
+        return plan
+
+    def _type_codec(self, field_type: FieldType, nested: StructPlan | None, compact: bool, nullable: bool,
+                    tagged: bool):
+        name = field_type.name
+        if field_type.is_array:
+            if nested is not None:
+                element = (nested.encode, nested.decode)
+                to_json, from_json = nested.to_json, nested.from_json
+            else:
+                element = self._leaf(field_type.element, compact, nullable=False)
+                to_json, from_json = _leaf_json(name)
+            encode, decode = _array_codec(compact, nullable, element)
+            return encode, decode, _map_json(to_json), _map_json(from_json, name)
+        if nested is not None:
+            encode, decode = _nullable_struct(nested, nullable, tagged)
+            return encode, decode, nested.to_json, nested.from_json
+        encode, decode = self._leaf(field_type, compact, nullable)
+        to_json, from_json = _leaf_json(name)
+        return encode, decode, to_json, from_json
+
+    @staticmethod
+    def _leaf(field_type: FieldType, compact: bool, nullable: bool) -> tuple[Encoder, Decoder]:
+        name = field_type.name
+        if name in _FIXED:
+            return _int_codec(name)
+        if name == "bool":
+            return _bool_codec()
+        if name == "float64":
+            return _float_codec()
+        if name == "uuid":
+            return _uuid_codec()
+        if name == "string":
+            return _string_codec(compact, nullable)
+        return _bytes_codec(compact, nullable)  # bytes and records share the wire form
+
+
+
+def _default_factory(spec: FieldSpec, nested: StructPlan | None) -> Callable[[], Any]:
+    """A function returning a fresh default value (mutable defaults are never shared)."""
+    field_type = spec.type
+    value = parse_default(field_type, spec.default)
+    if nested is not None and not field_type.is_array and value is not None:
+        return nested.default
+    if isinstance(value, list):
+        return list
+    if field_type.name == "uuid" and not field_type.is_array:
+        frozen = uuid.UUID(bytes=value) if value is not None else None
+        return lambda: frozen
+    return lambda: value
+
+
+def _map_json(convert: Callable[[Any], Any], what: str = "array") -> Callable[[Any], Any]:
+    def each(items: Any) -> list:
+        if not isinstance(items, list):
+            raise EncodeError(f"expected a list for {what}, got {type(items).__name__}")
+        out = []
+        for index, item in enumerate(items):
+            try:
+                out.append(None if item is None else convert(item))
+            except CodecError as exc:
+                raise exc.at(index) from None
+        return out
+
+    return each
+
+
+def _nullable_struct(plan: StructPlan, nullable: bool, tagged: bool) -> tuple[Encoder, Decoder]:
+    """A struct field; nullable structs (KIP-893) carry a presence marker: int8 -1/1 as a regular
+    field, uvarint 0/1 inside a tagged field's payload."""
+    if not nullable:
+        return plan.encode, plan.decode
+
+    def encode(value: Any, out: bytearray) -> None:
+        if value is None:
+            out += b"\x00" if tagged else b"\xff"
+            return
+        out += b"\x01"
+        plan.encode(value, out)
+
+    def decode(buf: bytes, pos: int) -> tuple[dict | None, int]:
+        if pos >= len(buf):
+            raise DecodeError("struct presence marker: no bytes left", pos)
+        marker = buf[pos]
+        if marker == (0 if tagged else 0xFF):
+            return None, pos + 1
+        if marker != 1:
+            raise DecodeError(f"struct presence marker is {marker:#04x}, not {'0 or 1' if tagged else '-1 or 1'}", pos)
+        return plan.decode(buf, pos + 1)
+
+    return encode, decode
+
+
+__all__ = ["INT8", "MessageCompiler", "StructPlan", "UNKNOWN_TAGS", "json_key", "uuid_from_text", "uuid_to_text"]

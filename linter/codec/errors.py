@@ -1,0 +1,55 @@
+"""Codec errors: where in the bytes (offset) and where in the message (field path) it went wrong."""
+
+from __future__ import annotations
+
+
+def join_path(parts: list[str | int]) -> str:
+    """``["Topics", 3, "Partitions", 0, "Leader"]`` -> ``Topics[3].Partitions[0].Leader``."""
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else part
+    return out
+
+
+class CodecError(ValueError):
+    """Base of encode and decode errors; ``path`` grows as the error leaves nested structs."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.reason = message
+        self.parts: list[str | int] = []
+
+    def at(self, part: str | int) -> CodecError:
+        """Prepend one level of the field path (called while unwinding)."""
+        self.parts.insert(0, part)
+        return self
+
+    @property
+    def path(self) -> str:
+        return join_path(self.parts)
+
+
+class DecodeError(CodecError):
+    """Bytes that are not a valid encoding; ``offset`` is the byte where reading failed."""
+
+    def __init__(self, message: str, offset: int) -> None:
+        super().__init__(message)
+        self.offset = offset
+
+    def __str__(self) -> str:
+        where = f" at {self.path}" if self.parts else ""
+        return f"byte {self.offset}{where}: {self.reason}"
+
+
+class EncodeError(CodecError):
+    """A value that cannot be written at the requested version."""
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}" if self.parts else self.reason
+
+
+class SpecError(ValueError):
+    """The specs given to the codec are not usable (missing, or with lint errors)."""
