@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from pathlib import Path
+from contextlib import contextmanager
 from typing import Any
 
 from linter.codec.compiler import MessageCompiler, StructPlan
@@ -151,18 +151,19 @@ class Codec:
         return INT32.pack(len(payload)) + payload
 
     def decode_request(self, frame: bytes) -> tuple[str, int, dict[str, Any], dict[str, Any]]:
-        """(request name, API version, header, body) of a whole request frame."""
+        """(request name, API version, header, body) of a whole request frame; offsets count from
+        the start of the frame."""
         buf = self._unframe(frame)
-        end = need(buf, 0, 4, "request header")
-        api_key, api_version = INT16.unpack_from(buf, 0)[0], INT16.unpack_from(buf, 2)[0]
-        try:
-            message = self.request_for(api_key)
-        except KeyError as exc:
-            raise DecodeError(str(exc.args[0]), 4) from None
-        header, pos = self.plan("RequestHeader", self.request_header_version(api_key, api_version)).decode(buf, 0)
-        body = self._decode_at(message.name, api_version, buf, pos)
-        del end
-        return message.name, api_version, header, body
+        with _frame_offsets():
+            need(buf, 0, 4, "request header")
+            api_key, api_version = INT16.unpack_from(buf, 0)[0], INT16.unpack_from(buf, 2)[0]
+            try:
+                message = self.request_for(api_key)
+            except KeyError as exc:
+                raise DecodeError(str(exc.args[0]), 0) from None
+            version = self.request_header_version(api_key, api_version)
+            header, pos = self.plan("RequestHeader", version).decode(buf, 0)
+            return message.name, api_version, header, self._decode_at(message.name, api_version, buf, pos)
 
     def encode_response(self, api_key: int, api_version: int, header: dict[str, Any], body: dict[str, Any]) -> bytes:
         message = self.response_for(api_key)
@@ -174,16 +175,17 @@ class Codec:
         """(header, body) of a response frame; the API key and version come from its request."""
         buf = self._unframe(frame)
         message = self.response_for(api_key)
-        header, pos = self.plan("ResponseHeader", self.response_header_version(api_key, api_version)).decode(buf, 0)
-        return header, self._decode_at(message.name, api_version, buf, pos)
+        with _frame_offsets():
+            version = self.response_header_version(api_key, api_version)
+            header, pos = self.plan("ResponseHeader", version).decode(buf, 0)
+            return header, self._decode_at(message.name, api_version, buf, pos)
 
     def _decode_at(self, name: str, version: int, buf: bytes, pos: int) -> dict[str, Any]:
         try:
-            value, end = self.plan(name, version).decode(buf, pos)
+            plan = self.plan(name, version)
         except ValueError as exc:
-            if isinstance(exc, DecodeError):
-                raise
             raise DecodeError(str(exc), pos) from None
+        value, end = plan.decode(buf, pos)
         if end != len(buf):
             raise DecodeError(f"{len(buf) - end} trailing bytes after the message", end)
         return value
@@ -198,11 +200,14 @@ class Codec:
         return buf[4:]
 
 
-def spec_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
-    from linter.engine.config import Config
-    from linter.engine.runner import collect_files
-
-    return collect_files(list(paths), Config())[0]
+@contextmanager
+def _frame_offsets():
+    """Decode errors inside a frame report offsets from the frame's first byte (after the size)."""
+    try:
+        yield
+    except DecodeError as exc:
+        exc.offset += 4
+        raise
 
 
 __all__ = ["Codec", "DecodeError", "EncodeError", "SpecError"]
