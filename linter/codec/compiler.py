@@ -211,10 +211,14 @@ def _bytes_codec(compact: bool, nullable: bool) -> tuple[Encoder, Decoder]:
     return encode, decode
 
 
-def _array_codec(compact: bool, nullable: bool, element: tuple[Encoder, Decoder]) -> tuple[Encoder, Decoder]:
+def _array_codec(compact: bool, nullable: bool, element: tuple[Encoder, Decoder],
+                 fixed: str | None = None) -> tuple[Encoder, Decoder]:
+    """An array; ``fixed`` (a struct code like "i") packs an array of integers in one call."""
     write_len, read_len = _length_codec(compact, INT32)
     encode_item, decode_item = element
     null_encode = _null_check(nullable, "array")
+    if fixed is not None:
+        return _fixed_array_codec(write_len, read_len, null_encode, nullable, element, fixed)
 
     def encode(value: Any, out: bytearray) -> None:
         if value is None:
@@ -250,6 +254,50 @@ def _array_codec(compact: bool, nullable: bool, element: tuple[Encoder, Decoder]
         except CodecError as exc:
             raise exc.at(index) from None
         return items, pos
+
+    return encode, decode
+
+
+def _fixed_array_codec(write_len, read_len, null_encode, nullable: bool, element: tuple[Encoder, Decoder],
+                       code: str) -> tuple[Encoder, Decoder]:
+    encode_item, _ = element
+    width = struct.calcsize(">" + code)
+
+    def encode(value: Any, out: bytearray) -> None:
+        if value is None:
+            null_encode()
+            write_len(None, out)
+            return
+        if type(value) is not list and type(value) is not tuple:
+            raise EncodeError(f"expected a list, got {type(value).__name__}")
+        count = len(value)
+        try:
+            for item in value:
+                if type(item) is not int:
+                    raise struct.error("not an integer")
+            packed = struct.pack(f">{count}{code}", *value)
+        except struct.error:
+            for index, item in enumerate(value):  # find and name the offending element
+                try:
+                    encode_item(item, bytearray())
+                except CodecError as exc:
+                    raise exc.at(index) from None
+            raise
+        write_len(count, out)
+        out += packed
+
+    def decode(buf: bytes, pos: int) -> tuple[list | None, int]:
+        start = pos
+        count, pos = read_len(buf, pos)
+        if count is None:
+            if not nullable:
+                raise DecodeError("null array where the field is not nullable", start)
+            return None, pos
+        end = pos + count * width
+        if end > len(buf):
+            raise DecodeError(f"array of {count} elements needs {count * width} bytes, only {len(buf) - pos} left",
+                              start)
+        return list(struct.unpack_from(f">{count}{code}", buf, pos)), end
 
     return encode, decode
 
@@ -340,9 +388,11 @@ class StructPlan:
         self.flexible = flexible
         self.fields = fields
         self.regular = [(f.key, f.spec.name, f.encode, f.decode) for f in fields if f.present and f.tag is None]
+        self.steps = _steps([f for f in fields if f.present and f.tag is None])
         self.tagged = sorted((f for f in fields if f.present and f.tag is not None), key=lambda f: f.tag)
         self.tagged_by_number = {f.tag: f for f in self.tagged}
         self.absent = [f for f in fields if not f.present]
+        self.names = {f.key: f.spec.name for f in fields}
         self.keys = frozenset(f.key for f in fields if f.present) | {UNKNOWN_TAGS}
 
     def default(self) -> dict[str, Any]:
@@ -355,18 +405,31 @@ class StructPlan:
             raise EncodeError(f"expected a struct (dict) for {self.name}, got {type(value).__name__}")
         if not self.keys.issuperset(value):
             self._check_extra_keys(value)
-        for key, name, encode, _ in self.regular:
-            try:
-                item = value[key]
-            except KeyError:
-                raise EncodeError(f"missing required value (field {name} exists in version {self.version})") \
-                    .at(name) from None
-            try:
-                encode(item, out)
-            except CodecError as exc:
-                raise exc.at(name) from None
+        try:
+            for packer, keys, encode, _ in self.steps:
+                if packer is None:
+                    encode(value[keys], out)
+                    continue
+                items = [value[key] for key in keys]
+                for item in items:
+                    if type(item) is not int:  # bool is an int to struct, not to us
+                        raise struct.error("not an integer")
+                out += packer.pack(*items)
+        except (KeyError, CodecError, struct.error):
+            self._explain_encode_error(value)
+            raise
         if self.flexible:
             self._encode_tagged(value, out)
+
+    def _explain_encode_error(self, value: dict) -> None:
+        """Re-run the plain per-field path to raise a precise error with the field's path."""
+        for key, name, encode, _ in self.regular:
+            if key not in value:
+                raise EncodeError(f"missing required value (field {name} exists in version {self.version})").at(name)
+            try:
+                encode(value[key], bytearray())
+            except CodecError as exc:
+                raise exc.at(name) from None
 
     def _check_extra_keys(self, value: dict) -> None:
         for key in value:
@@ -404,12 +467,19 @@ class StructPlan:
 
     def decode(self, buf: bytes, pos: int) -> tuple[dict[str, Any], int]:
         result: dict[str, Any] = {}
-        name = None
-        try:
-            for key, name, _, decode in self.regular:
-                result[key], pos = decode(buf, pos)
-        except CodecError as exc:
-            raise exc.at(name) from None
+        for packer, keys, _, decode in self.steps:
+            if packer is None:
+                try:
+                    result[keys], pos = decode(buf, pos)
+                except CodecError as exc:
+                    raise exc.at(self.names[keys]) from None
+                continue
+            end = pos + packer.size
+            if end > len(buf):
+                raise DecodeError(f"needs {packer.size} bytes for {len(keys)} fixed-width fields, only "
+                                  f"{len(buf) - pos} left", pos).at(self.names[keys[0]])
+            result.update(zip(keys, packer.unpack_from(buf, pos)))
+            pos = end
         if self.flexible:
             pos = self._decode_tagged(buf, pos, result)
         return result, pos
@@ -479,6 +549,31 @@ class StructPlan:
 
 
 _MISSING = object()
+
+
+def _steps(fields: list[FieldPlan]) -> list[tuple]:
+    """Wire-order steps: ``(None, key, encode, decode)`` for one field, or ``(Struct, keys, None, None)``
+    for a run of two or more consecutive fixed-width integer fields packed and unpacked in one call."""
+    steps: list[tuple] = []
+    run: list[FieldPlan] = []
+
+    def flush() -> None:
+        if len(run) >= 2:
+            code = ">" + "".join(_FIXED[f.spec.type.name][1:] for f in run)
+            steps.append((struct.Struct(code), tuple(f.key for f in run), None, None))
+        else:
+            steps.extend((None, f.key, f.encode, f.decode) for f in run)
+        run.clear()
+
+    for plan in fields:
+        field_type = plan.spec.type
+        if not field_type.is_array and field_type.name in _FIXED:
+            run.append(plan)
+        else:
+            flush()
+            steps.append((None, plan.key, plan.encode, plan.decode))
+    flush()
+    return steps
 
 
 def _merge_unknown(entries: list[tuple[int, bytes]], unknown: Any, known: dict) -> list[tuple[int, bytes]]:
@@ -554,7 +649,7 @@ class MessageCompiler:
             else:
                 element = self._leaf(field_type.element, compact, nullable=False)
                 to_json, from_json = _leaf_json(name)
-            encode, decode = _array_codec(compact, nullable, element)
+            encode, decode = _array_codec(compact, nullable, element, _FIXED.get(name, ">")[1:] or None)
             return encode, decode, _map_json(to_json), _map_json(from_json, name)
         if nested is not None:
             encode, decode = _nullable_struct(nested, nullable, tagged)
