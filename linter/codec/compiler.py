@@ -122,6 +122,9 @@ def _length_codec(compact: bool, classic: struct.Struct) -> tuple[Callable, Call
             write_uvarint(0 if length is None else length + 1, out)
 
         def read(buf: bytes, pos: int) -> tuple[int | None, int]:
+            if pos < len(buf) and buf[pos] < 0x80:  # the common one-byte length
+                value = buf[pos]
+                return (None if value == 0 else value - 1), pos + 1
             value, pos = read_uvarint(buf, pos)
             return (None if value == 0 else value - 1), pos
         return write, read
@@ -419,7 +422,10 @@ class StructPlan:
             self._explain_encode_error(value)
             raise
         if self.flexible:
-            self._encode_tagged(value, out)
+            if self.tagged or UNKNOWN_TAGS in value:
+                self._encode_tagged(value, out)
+            else:
+                out.append(0)  # an empty tagged-field section
 
     def _explain_encode_error(self, value: dict) -> None:
         """Re-run the plain per-field path to raise a precise error with the field's path."""
@@ -481,7 +487,10 @@ class StructPlan:
             result.update(zip(keys, packer.unpack_from(buf, pos)))
             pos = end
         if self.flexible:
-            pos = self._decode_tagged(buf, pos, result)
+            if not self.tagged and pos < len(buf) and buf[pos] == 0:
+                pos += 1  # the usual empty tagged-field section
+            else:
+                pos = self._decode_tagged(buf, pos, result)
         return result, pos
 
     def _decode_tagged(self, buf: bytes, pos: int, result: dict[str, Any]) -> int:
