@@ -27,6 +27,10 @@ SPEC = {
         ]},
         {"name": "Note", "type": "string", "versions": "2+", "tag": 0, "taggedVersions": "2+", "default": "",
          "about": "."},
+        {"name": "Cursor", "type": "Cursor", "versions": "3+", "about": ".", "fields": [
+            {"name": "Epoch", "type": "int32", "versions": "3+", "default": "-1", "about": "."},
+            {"name": "Id", "type": "uuid", "versions": "3+", "about": "."},
+            {"name": "Ratio", "type": "float64", "versions": "3+", "about": "."}]},
     ],
 }
 REQUEST = {
@@ -64,6 +68,7 @@ def value(version: int, **more) -> dict:
         out["clusterId"] = "c1"
     if version >= 3:
         out["epoch"] = 7
+        out["cursor"] = {"epoch": -1, "id": uuid.UUID(int=0), "ratio": 0.0}
     if version >= 2:
         out["note"] = ""
     out.update(more)
@@ -98,9 +103,9 @@ def test_encode_errors_name_the_field_path(codec):
 def test_decode_errors_carry_offset_and_path(codec):
     data = codec.encode("ClusterStateResponse", 3, value(3))
     with pytest.raises(DecodeError) as raised:
-        codec.decode("ClusterStateResponse", 3, data[:-20])
+        codec.decode("ClusterStateResponse", 3, data[:-36])
     assert raised.value.path.startswith("Topics[3].Partitions")
-    assert 0 < raised.value.offset <= len(data) - 20
+    assert 0 < raised.value.offset <= len(data) - 36
     with pytest.raises(DecodeError, match="trailing bytes") as raised:
         codec.decode("ClusterStateResponse", 3, data + b"\x00")
     assert raised.value.offset == len(data)
@@ -126,7 +131,7 @@ def test_down_conversion_checks_fields_missing_from_the_version(codec):
         codec.encode("ClusterStateResponse", 1, {**value(1), "epoch": 7})
     assert raised.value.path == "Epoch"
     assert codec.encode("ClusterStateResponse", 1, {**value(1), "epoch": -1})  # the default: fine
-    dropped = {k: v for k, v in v3.items() if k not in ("epoch", "note")}
+    dropped = {k: v for k, v in v3.items() if k not in ("epoch", "note", "cursor")}
     assert codec.decode("ClusterStateResponse", 0, codec.encode("ClusterStateResponse", 0, dropped)) == value(0)
     with pytest.raises(EncodeError, match="has no field 'bogus'"):
         codec.encode("ClusterStateResponse", 3, {**v3, "bogus": 1})
@@ -210,3 +215,32 @@ def test_unknown_message_and_version(codec):
         codec.encode("Nope", 0, {})
     with pytest.raises(ValueError, match="no version 9"):
         codec.encode("ClusterStateResponse", 9, {})
+
+
+def test_down_conversion_compares_structs_with_kafkas_default(codec):
+    at_default = {**value(1), "cursor": {"epoch": -1, "id": uuid.UUID(int=0)}}
+    assert codec.encode("ClusterStateResponse", 1, at_default) == codec.encode("ClusterStateResponse", 1, value(1))
+    with pytest.raises(EncodeError, match="does not exist in version 1") as raised:
+        codec.encode("ClusterStateResponse", 1, {**value(1), "cursor": {"epoch": 3}})
+    assert raised.value.path == "Cursor"
+    from_json = codec.from_json("ClusterStateResponse", 1, {
+        **codec.to_json("ClusterStateResponse", 1, value(1)),
+        "cursor": {"epoch": -1, "id": "AAAAAAAAAAAAAAAAAAAAAA", "ratio": 0.0}})
+    assert codec.encode("ClusterStateResponse", 1, from_json) == codec.encode("ClusterStateResponse", 1, value(1))
+
+
+def test_unknown_tag_payloads_must_be_bytes(codec):
+    with pytest.raises(EncodeError, match="bytes"):
+        codec.encode("ClusterStateResponse", 2, {**value(2), UNKNOWN_TAGS: [(9, 10**12)]})
+    with pytest.raises(EncodeError, match="no JSON form"):
+        codec.from_json("ClusterStateResponse", 2, {UNKNOWN_TAGS: []})
+
+
+def test_float64_json_needs_a_fraction_like_kafkas_converter(codec):
+    as_json = codec.to_json("ClusterStateResponse", 3, value(3))
+    as_json["cursor"] = {"epoch": -1, "id": "AAAAAAAAAAAAAAAAAAAAAA", "ratio": 1}
+    with pytest.raises(EncodeError, match="fraction or exponent") as raised:
+        codec.from_json("ClusterStateResponse", 3, as_json)
+    assert raised.value.path == "Cursor.Ratio"
+    as_json["cursor"]["ratio"] = 1.0
+    assert codec.from_json("ClusterStateResponse", 3, as_json)["cursor"]["ratio"] == 1.0

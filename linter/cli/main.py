@@ -354,5 +354,11 @@ def main(argv: list[str] | None = None) -> None:
     cli.main(args=argv, prog_name="krpc-lint")
 
 
+# --- codec (linter/cli/codec_cmd.py) --------------------------------------------------------
+
+from linter.cli.codec_cmd import codec_group  # noqa: E402 - imports only click
+
+cli.add_command(codec_group)
+
 if __name__ == "__main__":
     main()

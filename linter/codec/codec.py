@@ -202,7 +202,7 @@ class Codec:
 
 @contextmanager
 def _frame_offsets():
-    """Decode errors inside a frame report offsets from the frame's first byte (after the size)."""
+    """Decode errors inside a frame report offsets from the frame's first byte (the size's first byte)."""
     try:
         yield
     except DecodeError as exc:

@@ -335,11 +335,15 @@ def uuid_from_text(text: Any) -> uuid.UUID:
 
 
 def _float_from_json(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        if value in ("NaN", "Infinity", "-Infinity"):
-            return float(value.replace("Infinity", "inf"))
-        raise EncodeError(f"expected a number, got {value!r}")
-    return float(value)
+    """Kafka's converter reads float64 from a JSON number with a fraction or exponent only."""
+    if type(value) is float:
+        return value
+    if value in ("NaN", "Infinity", "-Infinity"):
+        return float(value.replace("Infinity", "inf"))
+    if type(value) is int:
+        raise EncodeError(f"float64 needs a JSON number with a fraction or exponent (write {value}.0), as in "
+                          "Kafka's JSON form")
+    raise EncodeError(f"expected a number, got {value!r}")
 
 
 def _float_to_json(value: float) -> Any:
@@ -380,6 +384,7 @@ class FieldPlan:
     decode: Decoder | None = None
     to_json: Callable[[Any], Any] | None = None
     from_json: Callable[[Any], Any] | None = None
+    is_default: Callable[[Any], bool] | None = None  # Kafka's notion, whatever the version
 
 
 class StructPlan:
@@ -444,7 +449,7 @@ class StructPlan:
             plan = next((f for f in self.absent if f.key == key), None)
             if plan is None:
                 raise EncodeError(f"{self.name} has no field {key!r}")
-            if not plan.ignorable and value[key] != plan.default():
+            if not plan.ignorable and not plan.is_default(value[key]):
                 raise EncodeError(f"field {plan.spec.name} does not exist in version {self.version} and is not "
                                   "ignorable, but has a non-default value").at(plan.spec.name)
 
@@ -541,12 +546,14 @@ class StructPlan:
     def from_json(self, data: Any) -> dict[str, Any]:
         if not isinstance(data, dict):
             raise EncodeError(f"expected a JSON object for {self.name}, got {type(data).__name__}")
+        if UNKNOWN_TAGS in data:
+            raise EncodeError(f"{UNKNOWN_TAGS} has no JSON form (Kafka's converter never writes unknown tags)")
         out = {}
         by_key = {f.key: f for f in self.fields}
         for key, item in data.items():
             plan = by_key.get(key)
-            if plan is None or not plan.present:
-                out[key] = item  # kept as is: encode() reports it (or drops an ignorable default)
+            if plan is None:
+                out[key] = item  # kept as is: encode() reports the unknown key
                 continue
             try:
                 out[key] = None if item is None else plan.from_json(item)
@@ -588,9 +595,12 @@ def _steps(fields: list[FieldPlan]) -> list[tuple]:
 def _merge_unknown(entries: list[tuple[int, bytes]], unknown: Any, known: dict) -> list[tuple[int, bytes]]:
     merged = dict(entries)
     try:
-        pairs = [(int(tag), bytes(payload)) for tag, payload in unknown]
+        pairs = [(tag, bytes(payload)) for tag, payload in unknown
+                 if type(tag) is int and tag >= 0 and isinstance(payload, (bytes, bytearray, memoryview))]
     except (TypeError, ValueError):
-        raise EncodeError(f"{UNKNOWN_TAGS} must be a list of (tag, bytes) pairs") from None
+        pairs = []
+    if len(pairs) != len(unknown):  # never bytes(n) of an integer: that would allocate n bytes
+        raise EncodeError(f"{UNKNOWN_TAGS} must be a list of (tag >= 0, bytes) pairs")
     for tag, payload in pairs:
         if tag in known or tag in merged:
             raise EncodeError(f"unknown tagged field {tag} collides with a known or repeated tag")
@@ -643,10 +653,60 @@ class MessageCompiler:
             nested = self._struct(field_type.name, self._struct_fields(spec), version, flexible)
         plan = FieldPlan(spec, json_key(spec.name), present, spec.tag if tagged else None, spec.ignorable,
                          _default_factory(spec, nested))
+        plan.is_default = self._default_test(spec)
         if present:
             plan.encode, plan.decode, plan.to_json, plan.from_json = self._type_codec(
                 field_type, nested, compact, nullable, tagged)
+        else:
+            plan.from_json = self._json_reader(spec)
         return plan
+
+    def _default_test(self, spec: FieldSpec) -> Callable[[Any], bool]:
+        """Whether a value equals the field's default as Kafka sees it: a struct is default when each
+        field it gives holds that field's default, in any version (``new Struct()`` in Java)."""
+        field_type = spec.type
+        default = parse_default(field_type, spec.default)
+        if field_type.name == "uuid" and not field_type.is_array and default is not None:
+            default = uuid.UUID(bytes=default)
+        if field_type.struct_name is None or field_type.is_array or default is None:
+            return lambda value: value == default
+        members = {json_key(f.name): f for f in self._struct_fields(spec)}
+        tests: dict[str, Callable[[Any], bool]] = {}
+
+        def is_default(value: Any) -> bool:
+            if type(value) is not dict:
+                return False
+            for key, item in value.items():
+                member = members.get(key)
+                if member is None:
+                    return False
+                if key not in tests:
+                    tests[key] = self._default_test(member)
+                if not tests[key](item):
+                    return False
+            return True
+
+        return is_default
+
+    def _json_reader(self, spec: FieldSpec) -> Callable[[Any], Any]:
+        """JSON to Python for a field whatever the version (for fields absent at the version, whose
+        values are only checked against their default)."""
+        field_type = spec.type
+        if field_type.struct_name is None:
+            leaf = _leaf_json(field_type.name)[1]
+            return _map_json(leaf, field_type.name) if field_type.is_array else leaf
+        members = {json_key(f.name): f for f in self._struct_fields(spec)}
+
+        def read_struct(data: Any) -> Any:
+            if not isinstance(data, dict):
+                return data
+            out = {}
+            for key, item in data.items():
+                member = members.get(key)
+                out[key] = item if member is None or item is None else self._json_reader(member)(item)
+            return out
+
+        return _map_json(read_struct, field_type.name) if field_type.is_array else read_struct
 
     def _type_codec(self, field_type: FieldType, nested: StructPlan | None, compact: bool, nullable: bool,
                     tagged: bool):
