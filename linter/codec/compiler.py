@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import math
+import operator
 import struct
 import uuid
 from collections.abc import Callable
@@ -168,10 +169,22 @@ def _string_codec(compact: bool, nullable: bool) -> tuple[Encoder, Decoder]:
             data = value.encode("utf-8")
         except UnicodeEncodeError as exc:
             raise EncodeError(f"string is not valid Unicode (lone surrogate at {exc.start})") from None
-        write_len(len(data), out)
+        if compact and len(data) < 127:
+            out.append(len(data) + 1)  # the one-byte compact length
+        else:
+            write_len(len(data), out)
         out += data
 
     def decode(buf: bytes, pos: int) -> tuple[str | None, int]:
+        if compact and pos < len(buf):
+            length = buf[pos] - 1
+            if 0 <= length < 127:
+                end = pos + 1 + length
+                if end <= len(buf):
+                    try:
+                        return buf[pos + 1:end].decode("utf-8"), end
+                    except UnicodeDecodeError:
+                        pass  # the plain path below reports it with its offset
         start = pos
         length, pos = read_len(buf, pos)
         if length is None:
@@ -215,13 +228,16 @@ def _bytes_codec(compact: bool, nullable: bool) -> tuple[Encoder, Decoder]:
 
 
 def _array_codec(compact: bool, nullable: bool, element: tuple[Encoder, Decoder],
-                 fixed: str | None = None) -> tuple[Encoder, Decoder]:
-    """An array; ``fixed`` (a struct code like "i") packs an array of integers in one call."""
+                 fixed: str | None = None, bulk: tuple[str, tuple[str, ...]] | None = None) -> tuple[Encoder, Decoder]:
+    """An array; ``fixed`` (a struct code like "i") packs an array of integers in one call, ``bulk``
+    (element format, keys) an array of structs made only of fixed-width integers."""
     write_len, read_len = _length_codec(compact, INT32)
     encode_item, decode_item = element
     null_encode = _null_check(nullable, "array")
     if fixed is not None:
-        return _fixed_array_codec(write_len, read_len, null_encode, nullable, element, fixed)
+        return _fixed_array_codec(write_len, read_len, null_encode, nullable, element, fixed, compact)
+    if bulk is not None:
+        return _bulk_array_codec(write_len, read_len, null_encode, nullable, element, bulk, compact)
 
     def encode(value: Any, out: bytearray) -> None:
         if value is None:
@@ -261,10 +277,23 @@ def _array_codec(compact: bool, nullable: bool, element: tuple[Encoder, Decoder]
     return encode, decode
 
 
+_PACKERS: dict[str, list[struct.Struct]] = {}
+
+
+def _packers(code: str) -> list[struct.Struct]:
+    """Structs for 0..127 elements of one integer code (the counts a one-byte compact length covers)."""
+    packers = _PACKERS.get(code)
+    if packers is None:
+        packers = _PACKERS[code] = [struct.Struct(f">{count}{code}") for count in range(128)]
+    return packers
+
+
 def _fixed_array_codec(write_len, read_len, null_encode, nullable: bool, element: tuple[Encoder, Decoder],
-                       code: str) -> tuple[Encoder, Decoder]:
+                       code: str, compact: bool) -> tuple[Encoder, Decoder]:
     encode_item, _ = element
     width = struct.calcsize(">" + code)
+    packs = [packer.pack for packer in _packers(code)]
+    unpacks = [packer.unpack_from for packer in _packers(code)]
 
     def encode(value: Any, out: bytearray) -> None:
         if value is None:
@@ -278,7 +307,7 @@ def _fixed_array_codec(write_len, read_len, null_encode, nullable: bool, element
             for item in value:
                 if type(item) is not int:
                     raise struct.error("not an integer")
-            packed = struct.pack(f">{count}{code}", *value)
+            packed = packs[count](*value) if count < 128 else struct.pack(f">{count}{code}", *value)
         except struct.error:
             for index, item in enumerate(value):  # find and name the offending element
                 try:
@@ -286,10 +315,19 @@ def _fixed_array_codec(write_len, read_len, null_encode, nullable: bool, element
                 except CodecError as exc:
                     raise exc.at(index) from None
             raise
-        write_len(count, out)
+        if compact and count < 127:
+            out.append(count + 1)
+        else:
+            write_len(count, out)
         out += packed
 
     def decode(buf: bytes, pos: int) -> tuple[list | None, int]:
+        if compact and pos < len(buf):
+            count = buf[pos] - 1
+            if 0 <= count < 127:
+                end = pos + 1 + count * width
+                if end <= len(buf):
+                    return list(unpacks[count](buf, pos + 1)), end
         start = pos
         count, pos = read_len(buf, pos)
         if count is None:
@@ -300,7 +338,64 @@ def _fixed_array_codec(write_len, read_len, null_encode, nullable: bool, element
         if end > len(buf):
             raise DecodeError(f"array of {count} elements needs {count * width} bytes, only {len(buf) - pos} left",
                               start)
+        if count < 128:
+            return list(unpacks[count](buf, pos)), end
         return list(struct.unpack_from(f">{count}{code}", buf, pos)), end
+
+    return encode, decode
+
+
+def _bulk_array_codec(write_len, read_len, null_encode, nullable: bool, element: tuple[Encoder, Decoder],
+                      bulk: tuple[str, tuple[str, ...]], compact: bool) -> tuple[Encoder, Decoder]:
+    """Arrays of structs made only of fixed-width integers (plus an empty tagged section when
+    flexible) in one struct call per array; anything unusual takes the per-element path, which
+    also produces the precise errors."""
+    code, keys = bulk
+    tag_byte = code.endswith("B")
+    row = struct.Struct(">" + code)
+    iter_unpack, row_size = row.iter_unpack, row.size
+    pad_code = code[:-1] + "x" if tag_byte else code  # the empty tagged section, written as a 0 pad byte
+    key_set, getter = frozenset(keys), operator.itemgetter(*keys)
+    packers: dict[int, Callable] = {}
+    slow_encode, slow_decode = _array_codec(compact, nullable, element)
+
+    def encode(value: Any, out: bytearray) -> None:
+        if type(value) is not list or not value:
+            slow_encode(value, out)
+            return
+        flat: list = []
+        extend = flat.extend
+        for item in value:
+            if type(item) is not dict or not key_set.issuperset(item) or len(item) != len(keys):
+                slow_encode(value, out)
+                return
+            extend(getter(item))
+        for number in flat:
+            if type(number) is not int:
+                slow_encode(value, out)
+                return
+        count = len(value)
+        pack = packers.get(count)
+        if pack is None:
+            pack = packers[count] = struct.Struct(">" + pad_code * count).pack
+        try:
+            packed = pack(*flat)
+        except struct.error:
+            slow_encode(value, out)  # an out-of-range number: the slow path names it
+            return
+        write_len(count, out)
+        out += packed
+
+    def decode(buf: bytes, pos: int) -> tuple[list | None, int]:
+        start = pos
+        count, pos = read_len(buf, pos)
+        if count:
+            end = pos + count * row_size
+            if end <= len(buf):
+                rows = list(iter_unpack(buf[pos:end]))
+                if not tag_byte or not any(r[-1] for r in rows):
+                    return [dict(zip(keys, r)) for r in rows], end
+        return slow_decode(buf, start)
 
     return encode, decode
 
@@ -402,35 +497,79 @@ class StructPlan:
         self.absent = [f for f in fields if not f.present]
         self.names = {f.key: f.spec.name for f in fields}
         self.keys = frozenset(f.key for f in fields if f.present) | {UNKNOWN_TAGS}
+        self.bulk = None  # (wire format of one element, keys) when the struct is only fixed-width integers
+        if len(self.steps) == 1 and self.steps[0][0] is not None and not self.tagged:
+            packer, keys = self.steps[0][0], self.steps[0][1]
+            self.bulk = (packer.format[1:] + ("B" if flexible else ""), keys)
+        self.encode = self._fast_encode()  # closures over this plan's constants shadow the methods
+        self.decode = self._fast_decode()
+
+    def _fast_decode(self) -> Decoder:
+        steps = tuple((None, keys, decode, 0) if packer is None else (packer.unpack_from, keys, None, packer.size)
+                      for packer, keys, _, decode in self.steps)
+        names, flexible, tagged, decode_tagged = self.names, self.flexible, bool(self.tagged), self._decode_tagged
+        plain = StructPlan.decode.__get__(self)
+
+        def decode(buf: bytes, pos: int) -> tuple[dict[str, Any], int]:
+            start = pos
+            result: dict[str, Any] = {}
+            for unpack, keys, decode_one, size in steps:
+                if unpack is None:
+                    try:
+                        result[keys], pos = decode_one(buf, pos)
+                    except CodecError as exc:
+                        raise exc.at(names[keys]) from None
+                    continue
+                try:
+                    result.update(zip(keys, unpack(buf, pos)))
+                except struct.error:
+                    return plain(buf, start)  # too few bytes: the plain path raises the precise error
+                pos += size
+            if flexible:
+                if not tagged and pos < len(buf) and buf[pos] == 0:
+                    pos += 1
+                else:
+                    pos = decode_tagged(buf, pos, result)
+            return result, pos
+
+        return decode
+
+    def _fast_encode(self) -> Encoder:
+        steps = tuple((None, keys, encode) if packer is None else (packer.pack, operator.itemgetter(*keys), None)
+                      for packer, keys, encode, _ in self.steps)
+        known, check_extra, explain = self.keys, self._check_extra_keys, self._explain_encode_error
+        name, flexible, tagged, encode_tagged = self.name, self.flexible, bool(self.tagged), self._encode_tagged
+
+        def encode(value: Any, out: bytearray) -> None:
+            if type(value) is not dict:
+                raise EncodeError(f"expected a struct (dict) for {name}, got {type(value).__name__}")
+            if not known.issuperset(value):
+                check_extra(value)
+            try:
+                for pack, key, encode_one in steps:
+                    if pack is None:
+                        encode_one(value[key], out)
+                        continue
+                    items = key(value)
+                    for item in items:
+                        if type(item) is not int:  # bool is an int to struct, not to us
+                            raise struct.error("not an integer")
+                    out += pack(*items)
+            except (KeyError, CodecError, struct.error) as exc:
+                explain(value)
+                raise EncodeError(f"cannot encode {name}: {exc}") from None
+            if flexible:
+                if tagged or UNKNOWN_TAGS in value:
+                    encode_tagged(value, out)
+                else:
+                    out.append(0)
+
+        return encode
 
     def default(self) -> dict[str, Any]:
         return {f.key: f.default() for f in self.fields if f.present}
 
     # encode ---------------------------------------------------------------------------------
-
-    def encode(self, value: Any, out: bytearray) -> None:
-        if type(value) is not dict:
-            raise EncodeError(f"expected a struct (dict) for {self.name}, got {type(value).__name__}")
-        if not self.keys.issuperset(value):
-            self._check_extra_keys(value)
-        try:
-            for packer, keys, encode, _ in self.steps:
-                if packer is None:
-                    encode(value[keys], out)
-                    continue
-                items = [value[key] for key in keys]
-                for item in items:
-                    if type(item) is not int:  # bool is an int to struct, not to us
-                        raise struct.error("not an integer")
-                out += packer.pack(*items)
-        except (KeyError, CodecError, struct.error):
-            self._explain_encode_error(value)
-            raise
-        if self.flexible:
-            if self.tagged or UNKNOWN_TAGS in value:
-                self._encode_tagged(value, out)
-            else:
-                out.append(0)  # an empty tagged-field section
 
     def _explain_encode_error(self, value: dict) -> None:
         """Re-run the plain per-field path to raise a precise error with the field's path."""
@@ -718,7 +857,8 @@ class MessageCompiler:
             else:
                 element = self._leaf(field_type.element, compact, nullable=False)
                 to_json, from_json = _leaf_json(name)
-            encode, decode = _array_codec(compact, nullable, element, _FIXED.get(name, ">")[1:] or None)
+            encode, decode = _array_codec(compact, nullable, element, _FIXED.get(name, ">")[1:] or None,
+                                          nested.bulk if nested is not None else None)
             return encode, decode, _map_json(to_json), _map_json(from_json, name)
         if nested is not None:
             encode, decode = _nullable_struct(nested, nullable, tagged)
