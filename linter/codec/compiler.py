@@ -31,6 +31,7 @@ from linter.model.types import INTEGERS, FieldType
 from linter.model.versions import Versions
 
 UNKNOWN_TAGS = "_unknownTaggedFields"
+MAX_STRING_BYTES = 0x7FFF  # Kafka refuses longer strings in every version, compact ones included
 ZERO_UUID = uuid.UUID(int=0)
 
 Encoder = Callable[[Any, bytearray], None]
@@ -172,6 +173,9 @@ def _string_codec(compact: bool, nullable: bool) -> tuple[Encoder, Decoder]:
         if compact and len(data) < 127:
             out.append(len(data) + 1)  # the one-byte compact length
         else:
+            if len(data) > MAX_STRING_BYTES:
+                raise EncodeError(f"string of {len(data)} UTF-8 bytes is longer than Kafka's limit of "
+                                  f"{MAX_STRING_BYTES}")
             write_len(len(data), out)
         out += data
 
@@ -191,6 +195,8 @@ def _string_codec(compact: bool, nullable: bool) -> tuple[Encoder, Decoder]:
             if not nullable:
                 raise DecodeError("null string where the field is not nullable", start)
             return None, pos
+        if length > MAX_STRING_BYTES:
+            raise DecodeError(f"string length {length} is longer than Kafka's limit of {MAX_STRING_BYTES}", start)
         end = need(buf, pos, length, "string")
         try:
             return buf[pos:end].decode("utf-8"), end
@@ -394,7 +400,8 @@ def _bulk_array_codec(write_len, read_len, null_encode, nullable: bool, element:
             if end <= len(buf):
                 rows = list(iter_unpack(buf[pos:end]))
                 if not tag_byte or not any(r[-1] for r in rows):
-                    return [dict(zip(keys, r)) for r in rows], end
+                    # a row may end with the tag-count byte, which has no key
+                    return [dict(zip(keys, r, strict=False)) for r in rows], end
         return slow_decode(buf, start)
 
     return encode, decode
@@ -480,6 +487,8 @@ class FieldPlan:
     to_json: Callable[[Any], Any] | None = None
     from_json: Callable[[Any], Any] | None = None
     is_default: Callable[[Any], bool] | None = None  # Kafka's notion, whatever the version
+    nested: StructPlan | None = None  # the struct (or array element struct) at this version
+    nullable: bool = False  # null is allowed at this version
 
 
 class StructPlan:
@@ -521,7 +530,7 @@ class StructPlan:
                         raise exc.at(names[keys]) from None
                     continue
                 try:
-                    result.update(zip(keys, unpack(buf, pos)))
+                    result.update(zip(keys, unpack(buf, pos), strict=True))
                 except struct.error:
                     return plain(buf, start)  # too few bytes: the plain path raises the precise error
                 pos += size
@@ -628,7 +637,7 @@ class StructPlan:
             if end > len(buf):
                 raise DecodeError(f"needs {packer.size} bytes for {len(keys)} fixed-width fields, only "
                                   f"{len(buf) - pos} left", pos).at(self.names[keys[0]])
-            result.update(zip(keys, packer.unpack_from(buf, pos)))
+            result.update(zip(keys, packer.unpack_from(buf, pos), strict=True))
             pos = end
         if self.flexible:
             if not self.tagged and pos < len(buf) and buf[pos] == 0:
@@ -793,6 +802,7 @@ class MessageCompiler:
         plan = FieldPlan(spec, json_key(spec.name), present, spec.tag if tagged else None, spec.ignorable,
                          _default_factory(spec, nested))
         plan.is_default = self._default_test(spec)
+        plan.nested, plan.nullable = nested, nullable
         if present:
             plan.encode, plan.decode, plan.to_json, plan.from_json = self._type_codec(
                 field_type, nested, compact, nullable, tagged)

@@ -11,8 +11,8 @@ Values follow the codec's conventions (``linter.codec.compiler``): a struct is a
 exactly the fields present at the version (tagged ones included), integers stay within their
 type's range, nulls appear only where the field is nullable at the version, and array elements
 are never null. Unknown tagged fields are never generated. Sizes are kept small, with an
-occasional string or bytes value of 128 bytes or more so that two-byte length varints are
-exercised too.
+occasional string, bytes value or array of primitives of 128 bytes or elements or more, so that
+two-byte length varints are exercised too.
 
 >>> from linter.codec import Codec
 >>> codec = Codec.load("fixtures/valid")
@@ -23,6 +23,7 @@ True
 
 from __future__ import annotations
 
+import math
 import random
 import struct
 import sys
@@ -30,7 +31,7 @@ import uuid
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 from linter.codec.compiler import FieldPlan, MessageCompiler, StructPlan
 from linter.model.types import INTEGERS
@@ -84,7 +85,7 @@ class Struct:
     slots: tuple[Slot, ...]
 
 
-Shape = Union[Leaf, Array, Struct]
+Shape = Leaf | Array | Struct
 
 
 def nullable(field: FieldPlan, version: int) -> bool:
@@ -162,7 +163,8 @@ class _Strategies:
         self.text = st.one_of(st.text(alphabet=chars, max_size=8),
                               st.text(alphabet=chars, min_size=1, max_size=4).map(lambda s: s * -(-LONG // len(s))))
         self.binary = st.one_of(st.binary(max_size=8), st.binary(min_size=LONG, max_size=LONG + 4))
-        self.uuids = st.one_of(st.just(_ZERO_UUID), st.binary(min_size=16, max_size=16).map(lambda b: uuid.UUID(bytes=b)))
+        self.uuids = st.one_of(st.just(_ZERO_UUID),
+                               st.binary(min_size=16, max_size=16).map(lambda data: uuid.UUID(bytes=data)))
         self.floats = st.one_of(st.sampled_from(_FLOAT_EDGES), st.floats(allow_nan=False, allow_infinity=False))
 
     def struct(self, node: Struct) -> SearchStrategy:
@@ -185,7 +187,8 @@ class _Strategies:
             element = self.shape(node.element)
             if isinstance(node.element, Struct):
                 return st.lists(element, max_size=STRUCT_ARRAY_MAX)
-            return st.one_of(st.lists(element, max_size=ARRAY_MAX), st.lists(element, min_size=LONG, max_size=LONG))
+            long = st.builds(lambda item, count: [item] * count, element, st.integers(LONG, LONG + 2))  # cheap
+            return st.one_of(st.lists(element, max_size=ARRAY_MAX), long)
         kind = node.kind
         if kind in INTEGERS:
             return st.one_of(st.sampled_from(_int_edges(node)), st.integers(node.low, node.high))
@@ -239,7 +242,10 @@ class _Random:
         if isinstance(node, Struct):
             return self.struct(node)
         if isinstance(node, Array):
-            return [self.shape(node.element) for _ in range(rng.randint(0, self.size))]
+            count = rng.randint(0, self.size)
+            if isinstance(node.element, Leaf) and rng.random() < 0.05:
+                count = rng.randint(LONG, LONG + 2)
+            return [self.shape(node.element) for _ in range(count)]
         kind = node.kind
         if kind in INTEGERS:
             if rng.random() < EDGE_CHANCE:
@@ -272,16 +278,39 @@ class _Random:
 
     def float(self) -> float:
         rng = self.rng
-        if rng.random() < EDGE_CHANCE:
+        roll = rng.random()
+        if roll < 0.1:
+            return -0.0  # the one float that only a bitwise comparison tells from 0.0
+        if roll < EDGE_CHANCE:
             return rng.choice(_FLOAT_EDGES)
         while True:
             value = struct.unpack(">d", rng.randbytes(8))[0]
-            if value == value and value not in (float("inf"), float("-inf")):
+            if math.isfinite(value):
                 return value
+
+
+# --- comparison -------------------------------------------------------------------------------------
+
+
+def identical(left: Any, right: Any) -> bool:
+    """Equality of codec values as the bytes see it: exact types (``True`` is not ``1``) and floats
+    compared bit for bit (``-0.0`` is not ``0.0``; a NaN equals the same NaN)."""
+    if type(left) is not type(right):
+        return False
+    if type(left) is float:
+        return _DOUBLE.pack(left) == _DOUBLE.pack(right)
+    if type(left) is dict:
+        return left.keys() == right.keys() and all(identical(left[key], right[key]) for key in left)
+    if type(left) is list or type(left) is tuple:
+        return len(left) == len(right) and all(identical(a, b) for a, b in zip(left, right))
+    return left == right
+
+
+_DOUBLE = struct.Struct(">d")
 
 
 def _int_edges(node: Leaf) -> list[int]:
     return [edge for edge in (node.low, node.high, 0, -1, 1) if node.low <= edge <= node.high]
 
 
-__all__ = ["Array", "Leaf", "Shape", "Slot", "Struct", "nullable", "random_value", "shape", "strategy"]
+__all__ = ["Array", "Leaf", "Shape", "Slot", "Struct", "identical", "nullable", "random_value", "shape", "strategy"]
