@@ -18,6 +18,13 @@ from linter.codec.errors import DecodeError, EncodeError, SpecError
 from linter.codec.wire import INT16, INT32, need
 from linter.model.spec import MessageSpec
 
+_speedups = None
+if not os.environ.get("KRPC_LINT_PURE_PYTHON"):
+    try:  # the optional C accelerator (built by setup.py when a compiler is there)
+        from linter.codec import _speedups
+    except ImportError:
+        _speedups = None
+
 # Header versions are derived from the API version, with two historical exceptions.
 API_VERSIONS_KEY = 18  # ApiVersionsResponse always uses response header v0 (KIP-511)
 CONTROLLED_SHUTDOWN_KEY = 7  # ControlledShutdownRequest v0 uses request header v0
@@ -110,13 +117,25 @@ class Codec:
         return self.plan(name, version).default()
 
     def encode(self, name: str, version: int, value: dict[str, Any]) -> bytes:
+        plan = self._plans.get((name, version)) or self.plan(name, version)
+        if _speedups is not None:
+            try:
+                return _speedups.encode_struct(plan._native or plan.native_plan(_speedups), value)
+            except Exception:  # noqa: BLE001 - anything unusual: the reference path decides, precisely
+                pass
         out = bytearray()
-        self.plan(name, version).encode(value, out)
+        plan.encode(value, out)
         return bytes(out)
 
     def decode(self, name: str, version: int, data: bytes | bytearray | memoryview) -> dict[str, Any]:
-        buf = bytes(data)
-        value, end = self.plan(name, version).decode(buf, 0)
+        buf = data if type(data) is bytes else bytes(data)
+        plan = self._plans.get((name, version)) or self.plan(name, version)
+        if _speedups is not None:
+            try:
+                return _speedups.decode_message(plan._native or plan.native_plan(_speedups), buf)
+            except Exception:  # noqa: BLE001 - anything unusual: the reference path decides, precisely
+                pass
+        value, end = plan.decode(buf, 0)
         if end != len(buf):
             raise DecodeError(f"{len(buf) - end} trailing bytes after the message", end)
         return value

@@ -489,6 +489,7 @@ class FieldPlan:
     is_default: Callable[[Any], bool] | None = None  # Kafka's notion, whatever the version
     nested: StructPlan | None = None  # the struct (or array element struct) at this version
     nullable: bool = False  # null is allowed at this version
+    compact: bool = False  # compact (flexible) encoding of strings, bytes and arrays
 
 
 class StructPlan:
@@ -577,6 +578,28 @@ class StructPlan:
 
     def default(self) -> dict[str, Any]:
         return {f.key: f.default() for f in self.fields if f.present}
+
+    # the optional C accelerator walks this description of the plan (see _speedups.c) ---------
+
+    _native: Any = None
+
+    def native_tuple(self) -> tuple:
+        """(fields, flexible, tagged decoder, tagged encoder, known keys, regular count)."""
+        fields = tuple(_native_field(f) for f in self.fields if f.present and f.tag is None)
+        tagged = bool(self.tagged)
+        return (fields, self.flexible, self._decode_tagged if tagged else None,
+                self._tagged_bytes if tagged else None, self.keys, len(fields))
+
+    def native_plan(self, speedups) -> Any:
+        """The plan compiled for the C accelerator (once)."""
+        if self._native is None:
+            self._native = speedups.compile_plan(self.native_tuple())
+        return self._native
+
+    def _tagged_bytes(self, value: dict) -> bytes:
+        out = bytearray()
+        self._encode_tagged(value, out)
+        return bytes(out)
 
     # encode ---------------------------------------------------------------------------------
 
@@ -715,6 +738,33 @@ class StructPlan:
 _MISSING = object()
 
 
+_NATIVE_INT = {"int8": 1, "int16": 2, "int32": 3, "int64": 4, "uint16": 5, "uint32": 6}
+(_K_PY, _K_INT, _K_BOOL, _K_FLOAT, _K_UUID, _K_STRING, _K_BYTES, _K_INT_ARRAY, _K_STRUCT_ARRAY,
+ _K_STRUCT) = range(10)
+
+
+def _native_field(plan: FieldPlan) -> tuple:
+    """(key, kind, compact, nullable, extra) of one regular field for the C accelerator."""
+    field_type, name = plan.spec.type, plan.spec.type.name
+    python = (_K_PY, (plan.decode, plan.encode))
+    if field_type.is_array:
+        if plan.nested is not None:
+            kind, extra = _K_STRUCT_ARRAY, plan.nested.native_tuple()
+        elif name in _NATIVE_INT:
+            kind, extra = _K_INT_ARRAY, _NATIVE_INT[name]
+        else:
+            kind, extra = python
+    elif plan.nested is not None:
+        kind, extra = _K_STRUCT, plan.nested.native_tuple()
+    elif name in _NATIVE_INT:
+        kind, extra = _K_INT, _NATIVE_INT[name]
+    else:
+        kind, extra = {"bool": (_K_BOOL, None), "float64": (_K_FLOAT, None), "uuid": (_K_UUID, None),
+                       "string": (_K_STRING, None), "bytes": (_K_BYTES, None),
+                       "records": (_K_BYTES, None)}.get(name, python)
+    return plan.key, kind, plan.compact, plan.nullable, extra
+
+
 def _steps(fields: list[FieldPlan]) -> list[tuple]:
     """Wire-order steps: ``(None, key, encode, decode)`` for one field, or ``(Struct, keys, None, None)``
     for a run of two or more consecutive fixed-width integer fields packed and unpacked in one call."""
@@ -802,7 +852,7 @@ class MessageCompiler:
         plan = FieldPlan(spec, json_key(spec.name), present, spec.tag if tagged else None, spec.ignorable,
                          _default_factory(spec, nested))
         plan.is_default = self._default_test(spec)
-        plan.nested, plan.nullable = nested, nullable
+        plan.nested, plan.nullable, plan.compact = nested, nullable, compact
         if present:
             plan.encode, plan.decode, plan.to_json, plan.from_json = self._type_codec(
                 field_type, nested, compact, nullable, tagged)
