@@ -25,6 +25,8 @@ if not os.environ.get("KRPC_LINT_PURE_PYTHON"):
     except ImportError:
         _speedups = None
 
+_NO_PLANS: dict[int, Any] = {}
+
 # Header versions are derived from the API version, with two historical exceptions.
 API_VERSIONS_KEY = 18  # ApiVersionsResponse always uses response header v0 (KIP-511)
 CONTROLLED_SHUTDOWN_KEY = 7  # ControlledShutdownRequest v0 uses request header v0
@@ -47,6 +49,7 @@ class Codec:
                 self._responses[message.api_key] = message
         self._compilers: dict[str, MessageCompiler] = {}
         self._plans: dict[tuple[str, int], StructPlan] = {}
+        self._natives: dict[str, dict[int, Any]] = {}  # compiled C plans by name, then version
 
     @classmethod
     def load(cls, *paths: str | os.PathLike) -> Codec:
@@ -110,6 +113,12 @@ class Codec:
             plan = self._plans[key] = compiler.compile(version)
         return plan
 
+    def _native(self, name: str, version: int) -> Any:
+        """The C accelerator's compiled plan of a message version (cached by name, then version)."""
+        native = self.plan(name, version).native_plan(_speedups)
+        self._natives.setdefault(name, {})[version] = native
+        return native
+
     # --- values -----------------------------------------------------------------------------
 
     def default(self, name: str, version: int) -> dict[str, Any]:
@@ -117,24 +126,26 @@ class Codec:
         return self.plan(name, version).default()
 
     def encode(self, name: str, version: int, value: dict[str, Any]) -> bytes:
-        plan = self._plans.get((name, version)) or self.plan(name, version)
         if _speedups is not None:
+            native = self._natives.get(name, _NO_PLANS).get(version) or self._native(name, version)
             try:
-                return _speedups.encode_struct(plan._native or plan.native_plan(_speedups), value)
+                return _speedups.encode_struct(native, value)
             except Exception:  # noqa: BLE001 - anything unusual: the reference path decides, precisely
                 pass
+        plan = self.plan(name, version)
         out = bytearray()
         plan.encode(value, out)
         return bytes(out)
 
     def decode(self, name: str, version: int, data: bytes | bytearray | memoryview) -> dict[str, Any]:
         buf = data if type(data) is bytes else bytes(data)
-        plan = self._plans.get((name, version)) or self.plan(name, version)
         if _speedups is not None:
+            native = self._natives.get(name, _NO_PLANS).get(version) or self._native(name, version)
             try:
-                return _speedups.decode_message(plan._native or plan.native_plan(_speedups), buf)
+                return _speedups.decode_message(native, buf)
             except Exception:  # noqa: BLE001 - anything unusual: the reference path decides, precisely
                 pass
+        plan = self.plan(name, version)
         value, end = plan.decode(buf, 0)
         if end != len(buf):
             raise DecodeError(f"{len(buf) - end} trailing bytes after the message", end)
