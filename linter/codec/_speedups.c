@@ -37,6 +37,7 @@ static void *fallback(void) { PyErr_SetNone(Fallback); return NULL; }
 typedef struct Plan Plan;
 typedef struct {
     PyObject *key;      /* borrowed from the plan tuple, which the capsule keeps alive */
+    Py_hash_t hash;     /* of key, computed once */
     int kind, compact, nullable, code;
     Plan *sub;          /* struct and struct-array fields */
     PyObject *py;       /* (decode, encode) for fields only Python handles */
@@ -80,6 +81,7 @@ static Plan *plan_build(PyObject *t) {
         PyObject *f = PyTuple_GET_ITEM(fields, i);
         Field *F = &p->fields[i];
         F->key = PyTuple_GET_ITEM(f, 0);
+        F->hash = PyObject_Hash(F->key);
         F->kind = (int)PyLong_AsLong(PyTuple_GET_ITEM(f, 1));
         F->compact = PyTuple_GET_ITEM(f, 2) == Py_True;
         F->nullable = PyTuple_GET_ITEM(f, 3) == Py_True;
@@ -258,7 +260,7 @@ static PyObject *dec_struct(In *in, Py_ssize_t *pos, Plan *plan) {
     for (Py_ssize_t i = 0; i < count; i++) {
         Field *F = &plan->fields[i];
         PyObject *v = dec_field(in, pos, F);
-        if (!v || PyDict_SetItem(d, F->key, v) < 0) { Py_XDECREF(v); Py_DECREF(d); return NULL; }
+        if (!v || _PyDict_SetItem_KnownHash(d, F->key, v, F->hash) < 0) { Py_XDECREF(v); Py_DECREF(d); return NULL; }
         Py_DECREF(v);
     }
     if (plan->flexible) {  /* the tagged-field section */
