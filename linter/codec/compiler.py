@@ -117,7 +117,28 @@ def _uuid_codec() -> tuple[Encoder, Decoder]:
     return encode, decode
 
 
-def _length_codec(compact: bool, classic: struct.Struct) -> tuple[Callable, Callable]:
+def _length_codec(compact: bool, classic: struct.Struct, nullable: bool = True,
+                  what: str = "value") -> tuple[Callable, Callable]:
+    """Write/read a length or null (``None``); a null where the field is not nullable is an error."""
+    write, read = _raw_length_codec(compact, classic)
+    if nullable:
+        return write, read
+
+    def write_checked(length: int | None, out: bytearray) -> None:
+        if length is None:
+            raise EncodeError(f"null is not allowed: the {what} is not nullable in this version")
+        write(length, out)
+
+    def read_checked(buf: bytes, pos: int) -> tuple[int | None, int]:
+        length, end = read(buf, pos)
+        if length is None:
+            raise DecodeError(f"null {what} where the field is not nullable", pos)
+        return length, end
+
+    return write_checked, read_checked
+
+
+def _raw_length_codec(compact: bool, classic: struct.Struct) -> tuple[Callable, Callable]:
     """Write/read a length with null: compact uvarint(n + 1) (0 = null), classic signed (-1 = null)."""
     if compact:
         def write(length: int | None, out: bytearray) -> None:
@@ -147,21 +168,11 @@ def _length_codec(compact: bool, classic: struct.Struct) -> tuple[Callable, Call
     return write_classic, read_classic
 
 
-def _null_check(nullable: bool, what: str):
-    def on_null_encode() -> None:
-        if not nullable:
-            raise EncodeError(f"null is not allowed: the {what} is not nullable in this version")
-
-    return on_null_encode
-
-
 def _string_codec(compact: bool, nullable: bool) -> tuple[Encoder, Decoder]:
-    write_len, read_len = _length_codec(compact, INT16)
-    null_encode = _null_check(nullable, "string")
+    write_len, read_len = _length_codec(compact, INT16, nullable, "string")
 
     def encode(value: Any, out: bytearray) -> None:
         if value is None:
-            null_encode()
             write_len(None, out)
             return
         if type(value) is not str:
@@ -192,8 +203,6 @@ def _string_codec(compact: bool, nullable: bool) -> tuple[Encoder, Decoder]:
         start = pos
         length, pos = read_len(buf, pos)
         if length is None:
-            if not nullable:
-                raise DecodeError("null string where the field is not nullable", start)
             return None, pos
         if length > MAX_STRING_BYTES:
             raise DecodeError(f"string length {length} is longer than Kafka's limit of {MAX_STRING_BYTES}", start)
@@ -207,12 +216,10 @@ def _string_codec(compact: bool, nullable: bool) -> tuple[Encoder, Decoder]:
 
 
 def _bytes_codec(compact: bool, nullable: bool) -> tuple[Encoder, Decoder]:
-    write_len, read_len = _length_codec(compact, INT32)
-    null_encode = _null_check(nullable, "bytes field")
+    write_len, read_len = _length_codec(compact, INT32, nullable, "bytes")
 
     def encode(value: Any, out: bytearray) -> None:
         if value is None:
-            null_encode()
             write_len(None, out)
             return
         if not isinstance(value, (bytes, bytearray, memoryview)):
@@ -221,11 +228,8 @@ def _bytes_codec(compact: bool, nullable: bool) -> tuple[Encoder, Decoder]:
         out += value
 
     def decode(buf: bytes, pos: int) -> tuple[bytes | None, int]:
-        start = pos
         length, pos = read_len(buf, pos)
         if length is None:
-            if not nullable:
-                raise DecodeError("null bytes where the field is not nullable", start)
             return None, pos
         end = need(buf, pos, length, "bytes")
         return bytes(buf[pos:end]), end
@@ -237,17 +241,15 @@ def _array_codec(compact: bool, nullable: bool, element: tuple[Encoder, Decoder]
                  fixed: str | None = None, bulk: tuple[str, tuple[str, ...]] | None = None) -> tuple[Encoder, Decoder]:
     """An array; ``fixed`` (a struct code like "i") packs an array of integers in one call, ``bulk``
     (element format, keys) an array of structs made only of fixed-width integers."""
-    write_len, read_len = _length_codec(compact, INT32)
+    write_len, read_len = _length_codec(compact, INT32, nullable, "array")
     encode_item, decode_item = element
-    null_encode = _null_check(nullable, "array")
     if fixed is not None:
-        return _fixed_array_codec(write_len, read_len, null_encode, nullable, element, fixed, compact)
+        return _fixed_array_codec(write_len, read_len, element, fixed, compact)
     if bulk is not None:
-        return _bulk_array_codec(write_len, read_len, null_encode, nullable, element, bulk, compact)
+        return _bulk_array_codec(write_len, read_len, nullable, element, bulk, compact)
 
     def encode(value: Any, out: bytearray) -> None:
         if value is None:
-            null_encode()
             write_len(None, out)
             return
         if type(value) is not list and type(value) is not tuple:
@@ -264,8 +266,6 @@ def _array_codec(compact: bool, nullable: bool, element: tuple[Encoder, Decoder]
         start = pos
         count, pos = read_len(buf, pos)
         if count is None:
-            if not nullable:
-                raise DecodeError("null array where the field is not nullable", start)
             return None, pos
         if count > len(buf) - pos:
             raise DecodeError(f"array of {count} elements, but only {len(buf) - pos} bytes left", start)
@@ -294,8 +294,8 @@ def _packers(code: str) -> list[struct.Struct]:
     return packers
 
 
-def _fixed_array_codec(write_len, read_len, null_encode, nullable: bool, element: tuple[Encoder, Decoder],
-                       code: str, compact: bool) -> tuple[Encoder, Decoder]:
+def _fixed_array_codec(write_len, read_len, element: tuple[Encoder, Decoder], code: str,
+                       compact: bool) -> tuple[Encoder, Decoder]:
     encode_item, _ = element
     width = struct.calcsize(">" + code)
     packs = [packer.pack for packer in _packers(code)]
@@ -303,7 +303,6 @@ def _fixed_array_codec(write_len, read_len, null_encode, nullable: bool, element
 
     def encode(value: Any, out: bytearray) -> None:
         if value is None:
-            null_encode()
             write_len(None, out)
             return
         if type(value) is not list and type(value) is not tuple:
@@ -337,8 +336,6 @@ def _fixed_array_codec(write_len, read_len, null_encode, nullable: bool, element
         start = pos
         count, pos = read_len(buf, pos)
         if count is None:
-            if not nullable:
-                raise DecodeError("null array where the field is not nullable", start)
             return None, pos
         end = pos + count * width
         if end > len(buf):
@@ -351,7 +348,7 @@ def _fixed_array_codec(write_len, read_len, null_encode, nullable: bool, element
     return encode, decode
 
 
-def _bulk_array_codec(write_len, read_len, null_encode, nullable: bool, element: tuple[Encoder, Decoder],
+def _bulk_array_codec(write_len, read_len, nullable: bool, element: tuple[Encoder, Decoder],
                       bulk: tuple[str, tuple[str, ...]], compact: bool) -> tuple[Encoder, Decoder]:
     """Arrays of structs made only of fixed-width integers (plus an empty tagged section when
     flexible) in one struct call per array; anything unusual takes the per-element path, which
