@@ -55,16 +55,12 @@ class Codec:
     def load(cls, *paths: str | os.PathLike) -> Codec:
         """Load spec files and directories; specs with errors (``krpc-lint --profile kafka``) are refused."""
         from linter.engine.config import Config
-        from linter.engine.runner import UsageError, lint
-        from linter.engine.context import FileContext
-        from linter.engine.runner import collect_files
-        from linter.parse.document import load_document
+        from linter.engine.runner import UsageError, lint_with_contexts
 
         if not paths:
             raise SpecError("no spec files or directories given")
         try:
-            report = lint(list(paths), Config(profile="kafka"))
-            files, _ = collect_files(list(paths), Config())
+            report, contexts = lint_with_contexts(list(paths), Config(profile="kafka"))
         except UsageError as exc:
             raise SpecError(str(exc)) from None
         errors = [f for f in report.findings if f.severity == "error"]
@@ -72,8 +68,7 @@ class Codec:
             shown = "\n".join(f"  {f.path}:{f.line}:{f.col}: {f.rule} {f.message}" for f in errors[:10])
             more = f"\n  ... and {len(errors) - 10} more" if len(errors) > 10 else ""
             raise SpecError(f"the specs have {len(errors)} error(s); fix them first (krpc-lint lint):\n{shown}{more}")
-        messages = [FileContext(load_document(f)).message for f in files]
-        return cls(m for m in messages if m is not None)
+        return cls(ctx.message for ctx in contexts if ctx.message is not None)
 
     # --- lookup -----------------------------------------------------------------------------
 
@@ -145,11 +140,7 @@ class Codec:
                 return _speedups.decode_message(native, buf)
             except Exception:  # noqa: BLE001 - anything unusual: the reference path decides, precisely
                 pass
-        plan = self.plan(name, version)
-        value, end = plan.decode(buf, 0)
-        if end != len(buf):
-            raise DecodeError(f"{len(buf) - end} trailing bytes after the message", end)
-        return value
+        return self._whole(self.plan(name, version), buf, 0)
 
     def to_json(self, name: str, version: int, value: dict[str, Any]) -> dict[str, Any]:
         """Kafka's JsonConverter form of a value (base64 bytes, base64url uuids, tagged defaults left out)."""
@@ -215,6 +206,11 @@ class Codec:
             plan = self.plan(name, version)
         except ValueError as exc:
             raise DecodeError(str(exc), pos) from None
+        return self._whole(plan, buf, pos)
+
+    @staticmethod
+    def _whole(plan: StructPlan, buf: bytes, pos: int) -> dict[str, Any]:
+        """Decode with the reference plan; the message must use every remaining byte."""
         value, end = plan.decode(buf, pos)
         if end != len(buf):
             raise DecodeError(f"{len(buf) - end} trailing bytes after the message", end)

@@ -258,3 +258,12 @@ class RuleSet:
 
     def severity_of(self, rule: Rule) -> str:
         return self.severity.get(rule.id, rule.severity)
+
+    def of_scope(self, scope: str) -> list[Rule]:
+        """The rules that run per file, per directory or on the run itself ("meta"), worked out once."""
+        by_scope = self.__dict__.get("_by_scope")
+        if by_scope is None:
+            by_scope = self.__dict__["_by_scope"] = {}
+            for rule in self.rules:
+                by_scope.setdefault(rule.scope, []).append(rule)
+        return by_scope.get(scope, [])

@@ -106,6 +106,12 @@ def lint(paths: Sequence[str | os.PathLike] | str, config: Config | None = None)
     >>> report.summary["errors"]
     0
     """
+    return lint_with_contexts(paths, config)[0]
+
+
+def lint_with_contexts(paths: Sequence[str | os.PathLike] | str,
+                       config: Config | None = None) -> tuple[Report, list[FileContext]]:
+    """``lint``, also returning the parsed files, for callers that go on to use the model (the codec)."""
     config = config or Config()
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -113,7 +119,7 @@ def lint(paths: Sequence[str | os.PathLike] | str, config: Config | None = None)
     files, complete = collect_files(paths, config)
     with _gc_paused():
         contexts = [FileContext(load_document(f, name)) for f, name in zip(files, display_paths(files), strict=True)]
-        return lint_contexts(contexts, ruleset, config, complete={str(d) for d in complete})
+        return lint_contexts(contexts, ruleset, config, complete={str(d) for d in complete}), contexts
 
 
 @contextmanager
@@ -147,7 +153,7 @@ def lint_contexts(contexts: list[FileContext], ruleset: RuleSet, config: Config,
             by_file[finding.path].append(finding)
     if cache is not None:
         cache.save()
-    meta_rules = [r for r in ruleset.rules if r.scope == "meta"]
+    meta_rules = ruleset.of_scope("meta")
     report = Report(files=len(contexts))
     for ctx in contexts:
         kept = _suppress(ctx, by_file[ctx.path], report)
@@ -169,11 +175,10 @@ def _file_findings(ctx: FileContext, ruleset: RuleSet, cache: ResultCache | None
         if cached is not None:
             return cached
     found: list[Finding] = []
-    for rule in ruleset.rules:
-        if rule.scope == "file":
-            hits = _run(rule, ctx)
-            if hits:
-                found.extend(_findings(ctx, rule, hits, ruleset))
+    for rule in ruleset.of_scope("file"):
+        hits = _run(rule, ctx)
+        if hits:
+            found.extend(_findings(ctx, rule, hits, ruleset))
     if cache is not None:
         cache.store_file(ctx.path, digest, found)
     return found
@@ -189,12 +194,11 @@ def _directory_findings(directory: DirectoryContext, ruleset: RuleSet, cache: Re
             return cached
     by_path = {ctx.path: ctx for ctx in directory.files}
     found: list[Finding] = []
-    for rule in ruleset.rules:
-        if rule.scope == "directory":
-            for hit in _run(rule, directory):
-                owner = by_path.get(hit.file or "")
-                if owner is not None:
-                    found.extend(_findings(owner, rule, [hit], ruleset))
+    for rule in ruleset.of_scope("directory"):
+        for hit in _run(rule, directory):
+            owner = by_path.get(hit.file or "")
+            if owner is not None:
+                found.extend(_findings(owner, rule, [hit], ruleset))
     if cache is not None:
         cache.store_dir(key, found)
     return found
