@@ -1,0 +1,57 @@
+"""A revision of the specs: file texts by relative path, and the messages they define.
+
+Revisions come from a file, a directory, or a git tree (``linter.compat.sources``); the
+comparison never touches the file system itself, so every source is treated alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from linter.engine.context import FileContext
+from linter.model.spec import MessageSpec
+from linter.parse.document import read_document
+
+
+@dataclass(frozen=True)
+class Revision:
+    """Spec files of one side of a comparison.
+
+    ``label`` names the revision for people (``3.7.0``, ``origin/trunk``); ``files`` maps a
+    path relative to the revision's root (POSIX separators) to the file's bytes; ``prefix``
+    is prepended to that relative path in findings (a directory, or ``REF:dir/``).
+    """
+
+    label: str
+    files: dict[str, bytes] = field(hash=False)
+    prefix: str = ""
+
+    def display(self, relative: str) -> str:
+        return f"{self.prefix}{relative}"
+
+    @cached_property
+    def contexts(self) -> dict[str, FileContext]:
+        """Each file parsed (never raises: unreadable files keep their problem)."""
+        return {rel: FileContext(read_document(self.display(rel), data)) for rel, data in sorted(self.files.items())}
+
+    @cached_property
+    def messages(self) -> dict[str, MessageSpec]:
+        """The message of every readable spec file, by relative path."""
+        found = {}
+        for rel, ctx in self.contexts.items():
+            message = ctx.message
+            if message is not None and message.name:
+                found[rel] = message
+        return found
+
+    def unreadable(self) -> dict[str, str]:
+        """Files with no usable JSON object, with why (for a clear finding instead of silence)."""
+        out = {}
+        for rel, ctx in self.contexts.items():
+            problem = ctx.document.problem
+            if problem is not None:
+                out[rel] = problem.message
+            elif ctx.message is None:
+                out[rel] = "the file is not a JSON object"
+        return out
