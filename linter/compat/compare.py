@@ -1,0 +1,195 @@
+"""Compare two revisions: pair their messages, diff each pair, prove wire breaks with bytes.
+
+Messages are paired by (type, apiKey) for RPCs and metadata records, then by name (records
+without an apiKey, headers, and messages whose apiKey changed), then by file path. A pair
+whose file or message name differs is reported as a source change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+from linter.codec.errors import CodecError
+from linter.compat.diff import WIRE, Change, MessageDiff, Witness
+from linter.compat.layout import LayoutError
+from linter.compat.revision import Revision
+from linter.compat.witness import CrossCodec
+from linter.model.spec import MessageSpec
+from linter.model.versions import NONE
+
+DEFAULT_CROSS_CHECK = 4  # values per direction per changed version: enough to catch a slip, pre-commit fast
+WITNESS_ATTEMPTS = 64  # values per direction tried before a wire break is declared unproven
+_BREAKING_FOR_CROSS_CHECK = {WIRE, "NULLABILITY_WIDENED", "NULLABILITY_NARROWED"}
+
+
+@dataclass
+class PairResult:
+    """The changes of one message between the revisions (``old_file``/``new_file`` are relative paths)."""
+
+    old_file: str | None
+    new_file: str | None
+    old: MessageSpec | None
+    new: MessageSpec | None
+    changes: list[Change] = field(default_factory=list)
+    error: str | None = None  # why this pair could not be compared
+
+
+@dataclass
+class CompatResult:
+    old: Revision
+    new: Revision
+    pairs: list[PairResult]
+
+    def changes(self) -> Iterable[tuple[PairResult, Change]]:
+        for pair in self.pairs:
+            for change in pair.changes:
+                yield pair, change
+
+
+def pair_messages(old: dict[str, MessageSpec], new: dict[str, MessageSpec]) -> list[tuple[str | None, str | None]]:
+    """(old file, new file) pairs; ``None`` on one side for added or removed messages."""
+    pairs: list[tuple[str | None, str | None]] = []
+    old_left, new_left = dict(old), dict(new)
+    for key_of in (_api_key, _name, _file):
+        new_index: dict[object, list[str]] = {}
+        for rel, message in new_left.items():
+            key = key_of(rel, message)
+            if key is not None:
+                new_index.setdefault(key, []).append(rel)
+        for rel, message in list(old_left.items()):
+            candidates = new_index.get(key_of(rel, message), [])
+            if len(candidates) == 1 and candidates[0] in new_left:
+                pairs.append((rel, candidates[0]))
+                del old_left[rel], new_left[candidates[0]]
+    pairs += [(rel, None) for rel in old_left] + [(None, rel) for rel in new_left]
+    return sorted(pairs, key=lambda p: p[1] or p[0])
+
+
+def _api_key(rel: str, message: MessageSpec) -> object:
+    return None if message.api_key is None else (message.type, message.api_key)
+
+
+def _name(rel: str, message: MessageSpec) -> object:
+    return message.name
+
+
+def _file(rel: str, message: MessageSpec) -> object:
+    return rel
+
+
+def unreleased_versions(revision: Revision, message: MessageSpec) -> frozenset[int]:
+    """A request marked ``latestVersionUnstable`` has not shipped its top version; its response follows it."""
+    request = message
+    if message.type == "response":
+        request = next((m for m in revision.messages.values()
+                        if m.type == "request" and m.api_key == message.api_key), None)
+    if request is None or not request.latest_version_unstable or request.versions is None:
+        return frozenset()
+    return frozenset({request.versions.highest})
+
+
+def released_from(release: Revision, old: MessageSpec) -> frozenset[int]:
+    """Versions of ``old`` that did not ship in ``release`` (``--released REF``)."""
+    shipped = None
+    for rel_old, rel_new in pair_messages({"old": old}, release.messages):
+        if rel_old == "old" and rel_new is not None:
+            shipped = release.messages[rel_new]
+    versions = old.versions or NONE
+    if shipped is None or shipped.versions is None:
+        return frozenset(versions)
+    stable = set(shipped.versions) - unreleased_versions(release, shipped)
+    return frozenset(v for v in versions if v not in stable)
+
+
+def compare(old: Revision, new: Revision, *, released: Revision | None = None, witnesses: bool = True,
+            cross_check: int = DEFAULT_CROSS_CHECK, seed: int = 0) -> CompatResult:
+    """Every change between two revisions, with witnesses for wire breaks and cross-checked verdicts."""
+    results = []
+    for old_file, new_file in pair_messages(old.messages, new.messages):
+        pair = PairResult(old_file, new_file, old.messages.get(old_file), new.messages.get(new_file))
+        _compare_pair(pair, old, released, witnesses, cross_check, seed)
+        results.append(pair)
+    return CompatResult(old, new, results)
+
+
+def _compare_pair(pair: PairResult, old_rev: Revision, released: Revision | None, witnesses: bool,
+                  cross_check: int, seed: int) -> None:
+    diff = MessageDiff(pair.old, pair.new)
+    try:
+        changes = diff.run()
+        if pair.old_file and pair.new_file and pair.old_file != pair.new_file:
+            shared = pair.old.versions.intersect(pair.new.versions)
+            changes.append(Change("file-renamed", "SOURCE_ONLY", diff.name,
+                                  f"file {pair.old_file} renamed to {pair.new_file}", tuple(shared)))
+        if pair.old is not None and pair.new is not None and (witnesses or cross_check):
+            changes = _prove(pair, changes, diff, witnesses, cross_check, seed)
+    except (LayoutError, CodecError) as exc:
+        pair.error = str(exc)
+        return
+    if pair.old is not None:
+        unreleased = (released_from(released, pair.old) if released is not None
+                      else unreleased_versions(old_rev, pair.old))
+        changes = _split_released(changes, unreleased)
+    pair.changes = changes
+
+
+def _prove(pair: PairResult, changes: list[Change], diff: MessageDiff, witnesses: bool, cross_check: int,
+           seed: int) -> list[Change]:
+    """Witnesses for wire breaks; a cross-check of the versions judged compatible."""
+    if pair.old.raw == pair.new.raw and pair.old.name == pair.new.name:
+        return changes  # the same spec: nothing to prove
+    cross = CrossCodec(pair.old, pair.new, diff.renames)
+    out = []
+    for change in changes:
+        if witnesses and change.category == WIRE and change.versions:
+            change = replace(change, witness=_witness_for(change, cross, pair, seed))
+        out.append(change)
+    if cross_check:
+        out.extend(_cross_check(pair, changes, diff, cross, cross_check, seed))
+    return out
+
+
+def _witness_for(change: Change, cross: CrossCodec, pair: PairResult, seed: int) -> Witness | None:
+    if change.rule == "api-key-changed":
+        old_key, new_key = pair.old.api_key, pair.new.api_key
+        return Witness(change.versions[0], "old", (old_key or 0).to_bytes(2, "big", signed=True).hex(),
+                       {"apiKey": old_key, "message": pair.old.name}, None,
+                       error=f"the new revision has no {pair.old.type} with apiKey {old_key} "
+                             f"({pair.new.name} now uses {new_key})")
+    for version in change.versions:
+        found = cross.search(version, WITNESS_ATTEMPTS, seed)
+        if found is not None:
+            return found
+    return None
+
+
+def _cross_check(pair: PairResult, changes: list[Change], diff: MessageDiff, cross: CrossCodec, values: int,
+                 seed: int) -> list[Change]:
+    broken = {v for c in changes if c.category in _BREAKING_FOR_CROSS_CHECK for v in c.versions}
+    shared = pair.old.versions.intersect(pair.new.versions)
+    found = []
+    for version in shared:
+        if version in broken or version in diff.skipped:
+            continue
+        witness = cross.search(version, values, seed)
+        if witness is not None:
+            found.append(Change("cross-check-divergence", WIRE, diff.name,
+                                f"values written by the {witness.writer} revision read differently: "
+                                f"{witness.reason or witness.error}", (version,), witness=witness))
+    return found
+
+
+def _split_released(changes: list[Change], unreleased: frozenset[int]) -> list[Change]:
+    """Changes touching versions that never shipped are split off and marked ``released=False``."""
+    if not unreleased:
+        return changes
+    out = []
+    for change in changes:
+        shipped = tuple(v for v in change.versions if v not in unreleased)
+        pending = tuple(v for v in change.versions if v in unreleased)
+        if shipped or not pending:
+            out.append(replace(change, versions=shipped))
+        if pending:
+            out.append(replace(change, versions=pending, released=False))
+    return out

@@ -1,0 +1,442 @@
+"""Compare two revisions of one message, version by version, on the wire layout.
+
+Every difference becomes a ``Change`` with a category (the names of
+``../shared/compat-cases/README.md``), the versions it affects and, for wire breaks, a witness
+from the codec. Changes are first recorded per version, then merged, so one retyped field
+is one change listing every version it breaks.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from linter.compat.layout import LayoutBuilder, LayoutError, Slot, StructLayout
+from linter.model.defaults import DefaultError, parse_default
+from linter.model.spec import FieldSpec, MessageSpec
+from linter.model.types import FieldType
+from linter.model.versions import NONE, Versions
+
+CATEGORIES = ("WIRE_BREAKING", "NULLABILITY_WIDENED", "NULLABILITY_NARROWED", "DEFAULT_CHANGED",
+              "VERSION_DROPPED", "MAX_VERSION_LOWERED", "TAG_REMOVED", "SOURCE_ONLY", "SAFE")
+WIRE = "WIRE_BREAKING"
+SOURCE = "SOURCE_ONLY"
+SAFE = "SAFE"
+_ANNOTATIONS = (("about", "about"), ("entity_type", "entityType"), ("map_key", "mapKey"),
+                ("ignorable", "ignorable"), ("zero_copy", "zeroCopy"))
+
+
+@dataclass(frozen=True)
+class Witness:
+    """Bytes that prove a wire break: written by one revision, read by the other."""
+
+    version: int
+    writer: str  # "old" | "new"
+    hex: str
+    decoded_old: Any
+    decoded_new: Any = None
+    error: str | None = None
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"version": self.version, "writer": self.writer, "hex": self.hex, "decoded_old": self.decoded_old}
+        if self.error is not None:
+            out["error"] = self.error
+        else:
+            out["decoded_new"] = self.decoded_new
+        if self.reason:
+            out["reason"] = self.reason
+        return out
+
+
+@dataclass(frozen=True)
+class Change:
+    """One difference between the revisions of a message.
+
+    ``json_path`` points into the new file (``side="new"``) or, for things that only the old
+    file has, into the old one; the report turns it into ``line:col``.
+    """
+
+    rule: str
+    category: str
+    message_name: str
+    message: str
+    versions: tuple[int, ...]
+    side: str = "new"
+    json_path: tuple = ()
+    released: bool = True
+    witness: Witness | None = None
+
+
+def primary(changes: list[Change]) -> tuple[str, list[int]]:
+    """The first category (in README order) that applies, and the versions it affects."""
+    for category in CATEGORIES:
+        chosen = [c for c in changes if c.category == category]
+        if chosen:
+            return category, sorted({v for c in chosen for v in c.versions})
+    return SAFE, []
+
+
+def is_key_record(message: MessageSpec) -> bool:
+    """Group/transaction coordinator ``*Key`` records: their ``validVersions`` is the record type id."""
+    return message.type == "data" and message.api_key is None and (message.name or "").endswith("Key")
+
+
+def effective_default(spec: FieldSpec) -> Any:
+    """What a reader substitutes when the field is absent; the text itself when Java would not parse it."""
+    if spec.type is None or spec.type.is_struct:
+        return ("struct", spec.default)
+    field_type = spec.type
+    if field_type.is_records:  # generated code defaults records to null, but the wire form is bytes
+        field_type = FieldType("bytes")
+    try:
+        return parse_default(field_type, spec.default)
+    except DefaultError:
+        return ("unparsable", spec.default)
+
+
+class MessageDiff:
+    """The changes between two revisions of one message (either may be ``None``: added or removed)."""
+
+    def __init__(self, old: MessageSpec | None, new: MessageSpec | None) -> None:
+        self.old, self.new = old, new
+        self.name = (new or old).name or "?"
+        self._events: dict[tuple, set[int]] = defaultdict(set)
+        self._defaults: dict[str, dict[str, Any]] = {}
+        self.renames: dict[tuple[str, str], str] = {}  # (struct path, old name) -> new name, as in ``Slot.where``
+        self.skipped: set[int] = set()  # shared versions whose layout was not compared field by field
+
+    # --- recording ------------------------------------------------------------------------------
+
+    def record(self, rule: str, category: str, message: str, versions, path: tuple = (), side: str = "new") -> None:
+        self._events[(rule, category, message, side, tuple(path))].update(versions)
+
+    def changes(self) -> list[Change]:
+        self._flush_defaults()
+        out = [Change(rule, category, self.name, message, tuple(sorted(versions)), side, path)
+               for (rule, category, message, side, path), versions in self._events.items()]
+        return out
+
+    # --- the comparison -------------------------------------------------------------------------
+
+    def run(self) -> list[Change]:
+        old, new = self.old, self.new
+        if old is None:
+            self.record("message-added", SAFE, f"{self.name} added", new.versions or NONE)
+            return self.changes()
+        if new is None:
+            self.record("message-removed", "VERSION_DROPPED", f"{old.type} {self.name} removed: every version is gone",
+                        old.versions or NONE, side="old")
+            return self.changes()
+        if old.versions is None or new.versions is None:
+            raise LayoutError("validVersions is missing or invalid (krpc-lint lint says why)")
+        shared = old.versions.intersect(new.versions)
+        self._message_level(old, new, shared)
+        self._versions(old, new)
+        self._layouts(old, new, shared)
+        return self.changes()
+
+    def _message_level(self, old: MessageSpec, new: MessageSpec, shared: Versions) -> None:
+        if old.name != new.name:
+            self.record("message-renamed", SOURCE, f"message {old.name} renamed to {new.name}", shared, ("name",))
+        if old.api_key != new.api_key:
+            self.record("api-key-changed", WIRE,
+                        f"apiKey {old.api_key} -> {new.api_key}: peers now see a different API or record type",
+                        shared, ("apiKey",))
+        if old.type != new.type:
+            self.record("api-key-changed", WIRE, f"type {old.type} -> {new.type}", shared, ("type",))
+        old_dep, new_dep = old.deprecated_versions.value or NONE, new.deprecated_versions.value or NONE
+        if old_dep != new_dep:
+            changed = [v for v in shared if old_dep.contains(v) != new_dep.contains(v)]
+            self.record("deprecated-versions-changed", SOURCE,
+                        f"deprecatedVersions {old_dep} -> {new_dep}", changed, ("deprecatedVersions",))
+        if set(old.listeners) != set(new.listeners):
+            self.record("listeners-changed", SOURCE,
+                        f"listeners {sorted(old.listeners)} -> {sorted(new.listeners)}", shared, ("listeners",))
+        if old.latest_version_unstable != new.latest_version_unstable:
+            top = old.versions.highest if old.latest_version_unstable else new.versions.highest
+            state = "stable" if old.latest_version_unstable else "unstable"
+            if new.versions.contains(top):
+                self.record("version-stability-changed", SAFE, f"version {top} marked {state}", [top],
+                            ("latestVersionUnstable",) if new.latest_version_unstable else ("validVersions",))
+
+    def _versions(self, old: MessageSpec, new: MessageSpec) -> None:
+        old_v, new_v = old.versions, new.versions
+        gone = [v for v in old_v if not new_v.contains(v)]
+        added = [v for v in new_v if not old_v.contains(v)]
+        path = ("validVersions",)
+        if old.type == "header" and new.type == "header":
+            if gone or added:
+                self.record("header-versions-changed", SAFE,
+                            f"header versions {old_v} -> {new_v}: header versions follow from the APIs' "
+                            "versions, whose own changes are reported", [*gone, *added], path)
+            return
+        if is_key_record(old):
+            if gone:
+                self.record("version-dropped", "VERSION_DROPPED",
+                            f"record type id(s) {_ranges(gone)} retired: for a *Key record validVersions is the "
+                            "record type, so records written with it are no longer recognised", gone, path)
+            if added:
+                self.record("version-added", SAFE, f"record type id(s) {_ranges(added)} added", added, path)
+            return
+        low = [v for v in gone if v < new_v.lowest]
+        top = [v for v in gone if v > new_v.highest]
+        if low:
+            self.record("version-dropped", "VERSION_DROPPED",
+                        f"minimum version raised {old_v.lowest} -> {new_v.lowest}: versions {_ranges(low)} dropped",
+                        low, path)
+        if top:
+            self.record("max-version-lowered", "MAX_VERSION_LOWERED",
+                        f"maximum version lowered {old_v.highest} -> {new_v.highest}: versions {_ranges(top)} "
+                        "retracted", top, path)
+        if added:
+            self.record("version-added", SAFE, f"version(s) {_ranges(added)} added", added, path)
+
+    def _layouts(self, old: MessageSpec, new: MessageSpec, shared: Versions) -> None:
+        old_layouts, new_layouts = LayoutBuilder(old), LayoutBuilder(new)
+        for version in shared:
+            if old_layouts.flexible(version) != new_layouts.flexible(version):
+                became = "flexible" if new_layouts.flexible(version) else "non-flexible"
+                self.record("flexible-versions-changed", WIRE,
+                            f"flexibleVersions {old.flexible} -> {new.flexible}: the version became {became} "
+                            "(compact lengths and tagged-field sections change every struct)",
+                            [version], ("flexibleVersions",))
+                self.skipped.add(version)
+                continue
+            self._struct(old_layouts.build(version), new_layouts.build(version), "", version)
+
+    # --- structs --------------------------------------------------------------------------------
+
+    def _struct(self, a: StructLayout, b: StructLayout, path: str, version: int) -> None:
+        self._regular(a, b, path, version)
+        self._tagged(a, b, path, version)
+        self._absent(a, b, path, version)
+
+    def _regular(self, a: StructLayout, b: StructLayout, path: str, version: int) -> None:
+        old_slots, new_slots = list(a.regular), list(b.regular)
+        if [s.signature for s in old_slots] == [s.signature for s in new_slots]:
+            self._aligned(old_slots, new_slots, a, b, path, version)
+            return
+        old_by, new_by = {s.name: s for s in old_slots}, {s.name: s for s in new_slots}
+        common_old = [s.name for s in old_slots if s.name in new_by]
+        common_new = [s.name for s in new_slots if s.name in old_by]
+        if common_old != common_new:
+            self._reordered(common_old, common_new, path, version, new_by[common_new[0]].spec)
+        removed = [s for s in old_slots if s.name not in new_by]
+        inserted = [s for s in new_slots if s.name not in old_by]
+        removed, inserted = self._wrapped_changes(removed, inserted, path, version)
+        removed, inserted = self._renamed_in_place(old_slots, new_slots, removed, inserted, path, version)
+        for slot in removed:
+            if b.tag_of(slot.name) is not None:
+                self.record("field-made-tagged", WIRE, f"{path}{slot.where} moved from the body to tag "
+                            f"{b.tag_of(slot.name)}", [version], b.tagged[b.tag_of(slot.name)].spec.path)
+            else:
+                self.record("field-removed", WIRE, f"{path}{slot.where} ({slot.describe()}) removed",
+                            [version], slot.spec.path, side="old")
+        for slot in inserted:
+            if a.tag_of(slot.name) is not None:
+                self.record("field-made-regular", WIRE, f"{path}{slot.where} moved from tag {a.tag_of(slot.name)} "
+                            "into the body", [version], slot.spec.path)
+            else:
+                self.record("field-inserted", WIRE, f"{path}{slot.where} ({slot.describe()}) inserted",
+                            [version], slot.spec.path)
+        for name in common_new:
+            self._pair(old_by[name], new_by[name], path, version)
+
+    def _aligned(self, old_slots: list[Slot], new_slots: list[Slot], a: StructLayout, b: StructLayout,
+                 path: str, version: int) -> None:
+        """Same encodings in the same order: either renames, or a swap of same-typed fields."""
+        old_names, new_names = a.names(), b.names()
+        swapped = [(x, y) for x, y in zip(old_slots, new_slots)
+                   if x.name != y.name and (x.name in new_names or y.name in old_names)]
+        if swapped:
+            self._reordered([x.name for x, _ in swapped], [y.name for _, y in swapped], path, version,
+                            swapped[0][1].spec)
+        for x, y in zip(old_slots, new_slots):
+            self._pair(x, y, path, version, moved=(x, y) in swapped)
+
+    def _reordered(self, old_order: list[str], new_order: list[str], path: str, version: int,
+                   spec: FieldSpec) -> None:
+        self.record("fields-reordered", WIRE, f"{path}fields reordered: {', '.join(old_order)} -> "
+                    f"{', '.join(new_order)} (each position is read with the other revision's meaning)",
+                    [version], spec.path)
+
+    def _wrapped_changes(self, removed: list[Slot], inserted: list[Slot], path: str, version: int):
+        """A struct that gained or lost its presence byte, seen as inline fields on one side."""
+        for slot in list(inserted):
+            inline = [s for s in removed if s.where.startswith(slot.where + ".")]
+            if slot.is_struct and inline:
+                self.record("struct-nullability-changed", WIRE,
+                            f"{path}{slot.where} became a {slot.describe()}: KIP-893 adds an int8 presence byte",
+                            [version], slot.spec.path)
+                removed = [s for s in removed if s not in inline]
+                inserted.remove(slot)
+        for slot in list(removed):
+            inline = [s for s in inserted if s.where.startswith(slot.where + ".")]
+            if slot.is_struct and inline:
+                self.record("struct-nullability-changed", WIRE,
+                            f"{path}{slot.where} is no longer a {slot.describe()}: its presence byte is gone",
+                            [version], inline[0].spec.path)
+                inserted = [s for s in inserted if s not in inline]
+                removed.remove(slot)
+        return removed, inserted
+
+    def _renamed_in_place(self, old_slots, new_slots, removed, inserted, path, version):
+        """An unmatched old and new field at the same position with the same encoding: a rename."""
+        for x in list(removed):
+            index = old_slots.index(x)
+            y = new_slots[index] if index < len(new_slots) else None
+            if y is not None and y in inserted and y.signature == x.signature:
+                removed.remove(x)
+                inserted.remove(y)
+                self._pair(x, y, path, version)
+        return removed, inserted
+
+    def _pair(self, x: Slot, y: Slot, path: str, version: int, moved: bool = False) -> None:
+        """Two fields at the same place in the layout (same name, or renamed, or swapped)."""
+        if x.where != y.where and not moved:
+            self.renames[(path, x.where)] = y.where
+        if x.name != y.name and not moved:
+            self.record("field-renamed", SOURCE, f"{path}{x.where} renamed to {y.where}", [version], y.spec.path)
+        elif x.where != y.where and not moved:
+            self.record("struct-wrapping-changed", SOURCE,
+                        f"{path}{x.where} is now {path}{y.where}: a non-flexible struct is its fields inline, "
+                        "so the bytes are identical", [version], y.spec.path)
+        if x.signature != y.signature:
+            self._retyped(x, y, path, version)
+            return
+        self._nullability(x, y, path, version)
+        self._default(x.spec, y.spec, path + y.where, "tagged" if y.tag is not None else "present", version)
+        self._source(x.spec, y.spec, path + y.where, version)
+        if isinstance(x.element, StructLayout) and isinstance(y.element, StructLayout):
+            self._struct(x.element, y.element, _nested(path, y), version)
+
+    def _retyped(self, x: Slot, y: Slot, path: str, version: int) -> None:
+        same_shell = x.wire == y.wire and isinstance(x.element, StructLayout) and isinstance(y.element, StructLayout)
+        if same_shell:  # the change is inside the struct: report it where it is
+            self._nullability(x, y, path, version)
+            self._source(x.spec, y.spec, path + y.where, version)
+            self._struct(x.element, y.element, _nested(path, y), version)
+            return
+        if x.is_struct and y.is_struct:
+            self.record("struct-nullability-changed", WIRE,
+                        f"{path}{y.where}: {x.describe()} -> {y.describe()}", [version], y.spec.path)
+            return
+        rule = "tagged-field-retyped" if y.tag is not None else "field-retyped"
+        self.record(rule, WIRE, f"{path}{y.where}: {x.describe()} -> {y.describe()}", [version],
+                    (*y.spec.path, "type"))
+
+    def _nullability(self, x: Slot, y: Slot, path: str, version: int) -> None:
+        if x.is_struct or x.nullable == y.nullable:
+            return
+        if y.nullable:
+            self.record("nullability-widened", "NULLABILITY_WIDENED",
+                        f"{path}{y.where} may now be null: readers of the old spec reject a null", [version],
+                        y.spec.path)
+        else:
+            self.record("nullability-narrowed", "NULLABILITY_NARROWED",
+                        f"{path}{y.where} may no longer be null: the new spec rejects a null old writers may send",
+                        [version], y.spec.path)
+
+    def _tagged(self, a: StructLayout, b: StructLayout, path: str, version: int) -> None:
+        for tag in sorted(set(a.tagged) | set(b.tagged)):
+            x, y = a.tagged.get(tag), b.tagged.get(tag)
+            if x is not None and y is not None:
+                self._same_tag(x, y, a, b, path, version)
+            elif x is not None:
+                self._tag_gone(x, b, path, version)
+            elif a.tag_of(y.name) is None and y.name not in {s.name for s in a.regular}:
+                self.record("tagged-field-added", SAFE, f"{path}{y.where} added as tag {tag}", [version], y.spec.path)
+
+    def _same_tag(self, x: Slot, y: Slot, a: StructLayout, b: StructLayout, path: str, version: int) -> None:
+        if x.name != y.name and (x.name in b.names() or y.name in a.names()):
+            self.record("tag-reused", WIRE, f"{path}tag {x.tag} now carries {y.where} instead of {x.where}: "
+                        "an old writer's value is read with another meaning", [version], (*y.spec.path, "tag"))
+            return
+        self._pair(x, y, path, version)
+
+    def _tag_gone(self, x: Slot, b: StructLayout, path: str, version: int) -> None:
+        moved_to = b.tag_of(x.name)
+        if moved_to is not None:
+            self.record("tag-renumbered", WIRE, f"{path}{x.where} moved from tag {x.tag} to tag {moved_to}: "
+                        "old and new peers silently drop each other's value", [version],
+                        (*b.tagged[moved_to].spec.path, "tag"))
+        elif x.name not in {s.name for s in b.regular}:
+            self.record("tag-removed", "TAG_REMOVED", f"{path}{x.where} (tag {x.tag}) removed: readers skip it, "
+                        f"but tag {x.tag} must never be reused in this struct", [version], x.spec.path, side="old")
+
+    def _absent(self, a: StructLayout, b: StructLayout, path: str, version: int) -> None:
+        new_absent = dict(b.absent)
+        for where, spec in a.absent:
+            if where in new_absent:
+                self._default(spec, new_absent[where], path + where, "absent", version)
+
+    # --- defaults and source-level annotations -------------------------------------------------
+
+    def _default(self, x: FieldSpec, y: FieldSpec, where: str, kind: str, version: int) -> None:
+        old_value, new_value = effective_default(x), effective_default(y)
+        if old_value == new_value and type(old_value) is type(new_value):
+            if x.default_given != y.default_given or x.default != y.default:
+                self.record("default-spelling-changed", SOURCE, f'{where}: default "{x.default}" -> "{y.default}" '
+                            "means the same value", [version], y.path)
+            return
+        entry = self._defaults.setdefault(where, {"old": x, "new": y, "absent": set(), "tagged": set(), "present": set()})
+        entry[kind].add(version)
+
+    def _flush_defaults(self) -> None:
+        for where, entry in self._defaults.items():
+            versions = entry["absent"] | entry["tagged"] or entry["present"]
+            x, y = entry["old"], entry["new"]
+            self.record("default-changed", "DEFAULT_CHANGED",
+                        f"{where}: default {_default_words(x)} -> {_default_words(y)}: {_default_effect(entry)}",
+                        versions, (*y.path, "default") if y.default_given else y.path)
+        self._defaults.clear()
+
+    def _source(self, x: FieldSpec, y: FieldSpec, where: str, version: int) -> None:
+        for attr, key in _ANNOTATIONS:
+            if getattr(x, attr) != getattr(y, attr):
+                self.record("field-annotation-changed", SOURCE, f"{where}: {key} changed", [version], y.path)
+        if x.type is not None and y.type is not None and x.type != y.type:
+            self.record("type-spelling-changed", SOURCE, f"{where}: type {x.type} -> {y.type} (same bytes)",
+                        [version], (*y.path, "type"))
+        elif x.has_fields != y.has_fields:
+            to = "commonStructs" if y.has_fields is False else "an inline definition"
+            self.record("struct-moved", SOURCE, f"{where}: struct {y.type} moved to {to}", [version], y.path)
+        if x.flexible_versions.given != y.flexible_versions.given or x.flexible_versions.text != y.flexible_versions.text:
+            self.record("flexible-override-changed", SOURCE,
+                        f"{where}: field-level flexibleVersions {x.flexible_versions.text} -> "
+                        f"{y.flexible_versions.text} (same encoding at this version)", [version], y.path)
+
+
+def _nested(path: str, slot: Slot) -> str:
+    return f"{path}{slot.where}{'[]' if slot.is_array else ''}."
+
+
+def _default_words(spec: FieldSpec) -> str:
+    if not spec.default_given:
+        return "(none)"
+    return f'"{spec.default}"'
+
+
+def _default_effect(entry: dict[str, Any]) -> str:
+    if entry["absent"] or entry["tagged"]:
+        return "a reader now substitutes another value where the field is absent or its tag omitted"
+    return "code that leaves the field unset now sends another value"
+
+
+def _ranges(versions: list[int]) -> str:
+    """``[0, 1, 2, 5]`` as ``0-2, 5``."""
+    out, start = [], None
+    for index, version in enumerate(versions):
+        if start is None:
+            start = version
+        if index + 1 == len(versions) or versions[index + 1] != version + 1:
+            out.append(str(start) if start == version else f"{start}-{version}")
+            start = None
+    return ", ".join(out)
+
+
+def compare_messages(old: MessageSpec | None, new: MessageSpec | None) -> list[Change]:
+    """Every change between two revisions of a message (either may be ``None``: added or removed)."""
+    return MessageDiff(old, new).run()

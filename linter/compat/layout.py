@@ -1,0 +1,182 @@
+"""The wire layout of a message at one version: what travels, in order, and nothing else.
+
+Compatibility is decided on this layout, not on the JSON text: field names, ``about`` text,
+key order, or where a struct is defined never reach the wire. What does: the ordered
+non-tagged fields with their encodings (classic or compact, from ``flexibleVersions`` or a
+field-level override), KIP-893 presence markers of nullable structs, and per struct the
+tagged fields by tag number. A non-nullable, non-array struct in a non-flexible version is
+just its fields inline, so it is flattened here; in a flexible version it keeps its own
+tagged-field section and stays a node.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from linter.model.registry import StructRegistry
+from linter.model.spec import FieldSpec, MessageSpec
+from linter.model.versions import NONE, Versions
+
+MAX_DEPTH = 64  # nesting far beyond any real spec; a recursive struct is refused, not followed forever
+
+
+class LayoutError(ValueError):
+    """A spec whose layout cannot be worked out (a recursive or undefined struct)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One field as it travels at a version.
+
+    ``where`` is the field's name qualified by the wrapper structs that were flattened away
+    (``Header.PartitionIndex``); ``wire`` is a leaf type (``int32``, ``string/compact``,
+    ``bytes/classic``), ``array/compact``, ``struct`` or ``struct?`` (with a presence byte).
+    """
+
+    name: str
+    where: str
+    spec: FieldSpec
+    wire: str
+    nullable: bool
+    element: StructLayout | str | None = None  # array element wire type or struct; the struct itself
+    tag: int | None = None
+    signature: tuple = field(default=(), compare=False)
+
+    @property
+    def is_array(self) -> bool:
+        return self.wire.startswith("array")
+
+    @property
+    def is_struct(self) -> bool:
+        return self.wire.startswith("struct")
+
+    def describe(self) -> str:
+        """The encoding in words, for messages."""
+        if self.is_array:
+            element = self.element.name if isinstance(self.element, StructLayout) else _leaf_words(self.element)
+            return f"{self.wire.split('/')[1]} array of {element}"
+        if self.is_struct:
+            name = self.element.name if isinstance(self.element, StructLayout) else "?"
+            return f"nullable struct {name} (with a presence byte)" if self.wire == "struct?" else f"struct {name}"
+        return _leaf_words(self.wire)
+
+
+def _leaf_words(wire: str | None) -> str:
+    if wire and "/" in wire:
+        kind, encoding = wire.split("/")
+        return f"{encoding} {kind}"
+    return str(wire)
+
+
+@dataclass(frozen=True, slots=True)
+class StructLayout:
+    """A struct at one version: regular fields in wire order, tagged fields by tag, absent fields."""
+
+    name: str
+    flexible: bool
+    regular: tuple[Slot, ...]
+    tagged: dict[int, Slot]
+    absent: tuple[tuple[str, FieldSpec], ...]
+    signature: tuple = field(default=(), compare=False)
+
+    def names(self) -> set[str]:
+        """Names of the fields present at this version (regular and tagged)."""
+        return {s.name for s in self.regular} | {s.name for s in self.tagged.values()}
+
+    def tag_of(self, name: str) -> int | None:
+        return next((tag for tag, s in self.tagged.items() if s.name == name), None)
+
+
+class LayoutBuilder:
+    """Layouts of one message, per version (cached)."""
+
+    def __init__(self, message: MessageSpec) -> None:
+        self.message = message
+        self.registry = StructRegistry(message)
+        self.flexible_versions = message.flexible
+        self._cache: dict[int, StructLayout] = {}
+
+    def flexible(self, version: int) -> bool:
+        return self.flexible_versions.contains(version)
+
+    def build(self, version: int) -> StructLayout:
+        layout = self._cache.get(version)
+        if layout is None:
+            root = self.message.name or "message"
+            layout = self._cache[version] = self._struct(root, self.message.fields, version, 0)
+        return layout
+
+    def _struct(self, name: str, fields: tuple[FieldSpec, ...], version: int, depth: int) -> StructLayout:
+        if depth > MAX_DEPTH:
+            raise LayoutError(f"struct {name} nests more than {MAX_DEPTH} levels (is it recursive?)")
+        regular: list[Slot] = []
+        tagged: dict[int, Slot] = {}
+        absent: list[tuple[str, FieldSpec]] = []
+        self._collect(fields, version, "", (regular, tagged, absent), depth)
+        flexible = self.flexible(version)
+        signature = (flexible, tuple(s.signature for s in regular), tuple((t, tagged[t].signature) for t in sorted(tagged)))
+        return StructLayout(name, flexible, tuple(regular), tagged, tuple(absent), signature)
+
+    def _collect(self, fields: tuple[FieldSpec, ...], version: int, prefix: str, out: tuple, depth: int) -> None:
+        regular, tagged, absent = out
+        flexible = self.flexible(version)
+        for spec in fields:
+            if spec.type is None or not spec.name:
+                continue
+            where = prefix + spec.name
+            if not (spec.versions or NONE).contains(version):
+                absent.append((where, spec))
+                continue
+            is_tagged = spec.tag is not None and (spec.tagged_versions or NONE).contains(version)
+            nullable = (spec.nullable_versions or NONE).contains(version)
+            if spec.type.is_struct and not nullable and not is_tagged and not flexible:
+                self._collect(self._members(spec), version, where + ".", out, depth + 1)  # inline: no bytes of its own
+                continue
+            slot = self._slot(spec, where, version, nullable, spec.tag if is_tagged else None, depth)
+            if slot.tag is not None:
+                tagged[slot.tag] = slot
+            else:
+                regular.append(slot)
+
+    def _slot(self, spec: FieldSpec, where: str, version: int, nullable: bool, tag: int | None, depth: int) -> Slot:
+        field_type = spec.type
+        compact = self.flexible(version)
+        element: Any = None
+        if field_type.struct_name is not None:
+            element = self._struct(field_type.name, self._members(spec), version, depth + 1)
+            inner = ("struct", element.signature)
+        else:
+            if field_type.name in ("string", "bytes", "records") and spec.flexible_versions.given:
+                compact = (spec.flexible_versions.value or NONE).contains(version)
+            element = _leaf_wire(field_type.name, compact)
+            inner = (element,)
+        if field_type.is_array:
+            wire = f"array/{'compact' if compact else 'classic'}"
+        elif field_type.is_struct:
+            wire = "struct?" if nullable else "struct"
+        else:
+            wire, element = element, None
+        return Slot(spec.name, where, spec, wire, nullable, element, tag, (wire, *inner))
+
+    def _members(self, spec: FieldSpec) -> tuple[FieldSpec, ...]:
+        if spec.fields:
+            return spec.fields
+        definition = self.registry.lookup(spec.type.name)
+        if definition is None:
+            raise LayoutError(f"struct {spec.type.name} is not defined")
+        return definition.fields
+
+
+def _leaf_wire(type_name: str, compact: bool) -> str:
+    if type_name == "records":
+        type_name = "bytes"  # records travel exactly as bytes
+    if type_name in ("string", "bytes"):
+        return f"{type_name}/{'compact' if compact else 'classic'}"
+    return type_name
+
+
+def shared_versions(old: Versions | None, new: Versions | None) -> Versions:
+    if old is None or new is None:
+        return NONE
+    return old.intersect(new)

@@ -1,0 +1,330 @@
+"""Command-line arguments to Revisions: a spec file, a directory, or a tree in git.
+
+``REF:path`` follows ``git show``: the path is relative to the repository's top, or to the
+current directory when it starts with ``./`` or ``../``. Git runs from argument lists only,
+and all blobs come through one ``git cat-file --batch`` process, read by the sizes git reports,
+so a large tree costs no process per file and a hostile blob no unbounded memory.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import subprocess
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import IO
+
+from linter.compat.revision import Revision
+from linter.parse.document import MAX_SPEC_BYTES
+
+SKIPPED_DIRS = frozenset({".git", ".venv", "node_modules", "build", "__pycache__"})
+# One byte past the parser's limit: enough for it to report the file as too large.
+READ_LIMIT = MAX_SPEC_BYTES + 1
+_CHUNK = 1 << 20
+_SYMLINK_MODE = b"120000"
+_OBJECT = re.compile(rb"([0-9a-f]{40,64}) ([a-z]+) ([0-9]+)\n?")
+_SIMPLE_NAME = re.compile(r"[\w.-]+(/[\w.-]+)*")
+
+
+class SourceError(ValueError):
+    """A bad revision argument; the message says what to do."""
+
+
+def read_revision(arg: str, *, cwd: str | os.PathLike[str] | None = None) -> Revision:
+    """The revision ``arg`` names; a path on disk wins over ``REF:path`` when both could be meant."""
+    if not arg:
+        raise SourceError("a revision argument must not be empty")
+    base = _base(cwd)
+    path = os.path.join(base, arg)
+    if os.path.exists(path):
+        return _disk_revision(arg, path)
+    if ":" not in arg:
+        raise SourceError(f"{arg}: no such file or directory")
+    ref, _, spec = arg.partition(":")
+    if not ref:
+        raise SourceError(f"{arg}: no such file or directory (a git revision is written REF:path, e.g. HEAD:{spec})")
+    return _git_revision(arg, ref, spec, base)
+
+
+def against(
+    ref: str, paths: Sequence[str] = (), *, cwd: str | os.PathLike[str] | None = None
+) -> tuple[Revision, Revision]:
+    """``(REF, working tree)`` at the same ``paths``, keyed alike (relative to cwd) so files pair up.
+
+    A path may be missing on one side (added or deleted since REF), not on both.
+    """
+    base = _base(cwd)
+    _check_ref(ref)
+    git = _Git.open(base, f"--against {ref}")
+    tree = git.tree(ref)
+    old: dict[str, str] = {}
+    new: dict[str, bytes] = {}
+    for arg in paths or (".",):
+        key = _relative(arg, base)
+        on_disk = _working_files(os.path.join(base, key), key)
+        at_ref = git.entries(tree, git.repo_path(key, from_cwd=True), key)
+        if on_disk is None and at_ref is None:
+            raise SourceError(f"{arg}: no such file or directory, neither in the working tree nor at {ref}")
+        new.update(on_disk or {})
+        old.update(at_ref or {})
+    # Keys are relative to cwd, so below the top the old side needs git's "./" to read back right.
+    old_side = Revision(ref, git.read_named(old), f"{ref}:./" if git.here else f"{ref}:")
+    return old_side, Revision("working tree", dict(sorted(new.items())), "")
+
+
+# -- disk ---------------------------------------------------------------------------------
+
+
+def _base(cwd: str | os.PathLike[str] | None) -> str:
+    return os.fspath(cwd) if cwd is not None else os.getcwd()
+
+
+def _disk_revision(arg: str, path: str) -> Revision:
+    """A directory (every spec below it) or a single file, displayed as typed."""
+    if os.path.isdir(path):
+        return Revision(arg, _walk(path, ""), arg if arg.endswith("/") else f"{arg}/")
+    if os.path.isfile(path):
+        name = os.path.basename(arg)
+        return Revision(arg, {name: _read_file(path, arg)}, arg[: len(arg) - len(name)])
+    raise SourceError(f"{arg}: not a regular file or directory")
+
+
+def _working_files(path: str, key: str) -> dict[str, bytes] | None:
+    """The specs at ``path`` keyed below ``key``; ``None`` when nothing is there."""
+    if os.path.isdir(path):
+        return _walk(path, key)
+    if os.path.isfile(path):
+        return {key: _read_file(path, key)}
+    return None
+
+
+def _walk(top: str, under: str) -> dict[str, bytes]:
+    """Every wanted ``*.json`` below ``top``; symlinks are skipped, as in git trees, so both sides agree."""
+    files: dict[str, bytes] = {}
+    for dirpath, dirnames, filenames in os.walk(top, onerror=_walk_error):
+        dirnames[:] = sorted(d for d in dirnames if not _skipped_dir(d))
+        rel_dir = os.path.relpath(dirpath, top).replace(os.sep, "/")
+        for name in filenames:
+            full = os.path.join(dirpath, name)
+            if name.endswith(".json") and os.path.isfile(full) and not os.path.islink(full):
+                rel = _join(under, name if rel_dir == "." else f"{rel_dir}/{name}")
+                files[rel] = _read_file(full, rel)
+    return dict(sorted(files.items()))
+
+
+def _walk_error(exc: OSError) -> None:
+    """A directory that cannot be listed is an error, not silently fewer specs."""
+    raise SourceError(f"{exc.filename}: cannot list directory: {exc.strerror or exc}") from exc
+
+
+def _read_file(path: str, shown: str) -> bytes:
+    """The file's bytes, at most READ_LIMIT of them (sized first: small files stay small reads)."""
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            return handle.read() if size < READ_LIMIT else handle.read(READ_LIMIT)
+    except OSError as exc:
+        raise SourceError(f"{shown}: cannot read file: {exc.strerror or exc}") from exc
+
+
+def _skipped_dir(name: str) -> bool:
+    return name.startswith(".") or name in SKIPPED_DIRS
+
+
+def _wanted(rel: str) -> bool:
+    """A spec file, not below a hidden or generated directory (the same rule as ``_walk``)."""
+    *dirs, name = rel.split("/")
+    return name.endswith(".json") and not any(_skipped_dir(d) for d in dirs)
+
+
+def _join(under: str, rel: str) -> str:
+    return f"{under}/{rel}" if under else rel
+
+
+def _relative(arg: str, base: str) -> str:
+    """``arg`` relative to ``base``, POSIX and normalised; ``""`` for ``base`` itself."""
+    rel = os.path.relpath(os.path.join(base, arg), base).replace(os.sep, "/")
+    return "" if rel == "." else rel
+
+
+# -- git ----------------------------------------------------------------------------------
+
+
+def _git_revision(arg: str, ref: str, spec: str, base: str) -> Revision:
+    """``REF:path``: a blob or every spec of a tree, displayed as ``REF:path/X``."""
+    _check_ref(ref)
+    git = _Git.open(base, f"{arg}: no such file or directory; reading it as REF:path")
+    tree = git.tree(ref)
+    # git's rule: "REF:path" is relative to the top, "REF:./path" to the current directory.
+    from_cwd = spec in (".", "..") or spec.startswith(("./", "../"))
+    found = git.lookup(tree, git.repo_path(spec, from_cwd=from_cwd))
+    if found is None:
+        raise SourceError(f"{spec} does not exist at {ref}")
+    oid, kind = found
+    shown = spec.rstrip("/")
+    if kind == "tree":
+        return Revision(arg, git.read_named(git.list_specs(oid)), f"{ref}:{shown}/" if shown else f"{ref}:")
+    if kind == "blob":
+        name = posixpath.basename(shown)
+        return Revision(arg, git.read_named({name: oid}), f"{ref}:{shown[: len(shown) - len(name)]}")
+    raise SourceError(f"{spec} at {ref} is a {kind}, not a file or directory")
+
+
+def _check_ref(ref: str) -> None:
+    """REF goes on git's command line: it must never be read as an option."""
+    if not ref:
+        raise SourceError("the git revision must not be empty")
+    if ref.startswith("-"):
+        raise SourceError(f"invalid git revision {ref!r}: a revision cannot start with '-'")
+
+
+def _run_git(cwd: str, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    try:
+        return subprocess.run(["git", "-C", cwd, *args], input=stdin, capture_output=True, check=False)
+    except OSError as exc:
+        raise SourceError(f"cannot run git ({exc.strerror or exc}): install git, or put it on PATH") from exc
+
+
+def _first_line(data: bytes) -> str:
+    lines = data.decode("utf-8", "replace").strip().splitlines()
+    return lines[0] if lines else ""
+
+
+@dataclass(frozen=True)
+class _Git:
+    """The repository around ``cwd``; ``here`` is cwd relative to its top (``""`` or ``"a/b/"``)."""
+
+    cwd: str
+    here: str
+
+    @classmethod
+    def open(cls, cwd: str, purpose: str) -> _Git:
+        done = _run_git(cwd, "rev-parse", "--show-prefix")
+        if done.returncode:
+            reason = _first_line(done.stderr) or "git rev-parse failed"
+            raise SourceError(f"{purpose} needs a git repository, but {cwd} is not inside one ({reason})")
+        return cls(cwd, done.stdout.decode("utf-8", "surrogateescape").strip())
+
+    def tree(self, ref: str) -> str:
+        """The id of REF's tree; an unknown REF says how to fetch it."""
+        done = _run_git(self.cwd, "rev-parse", "--verify", "--quiet", f"{ref}^{{tree}}")
+        if done.returncode:
+            raise SourceError(self._unknown_ref(ref))
+        return done.stdout.decode().strip()
+
+    def _unknown_ref(self, ref: str) -> str:
+        shallow = _run_git(self.cwd, "rev-parse", "--is-shallow-repository").stdout.strip() == b"true"
+        fetch = self._fetch_hint(ref)
+        if shallow:
+            return (
+                f"unknown git revision {ref!r}: this is a shallow clone, so older history is missing; "
+                f'fetch it first, e.g. "git fetch --unshallow" or "git fetch --deepen=100" (or "{fetch}"), '
+                'or check out with "fetch-depth: 0" in CI'
+            )
+        return (
+            f'unknown git revision {ref!r}: check the name, or fetch it first, e.g. "{fetch}" '
+            '(a shallow CI checkout needs "fetch-depth: 0" or "git fetch --deepen"/"--unshallow")'
+        )
+
+    def _fetch_hint(self, ref: str) -> str:
+        """``git fetch REMOTE BRANCH`` for a remote-tracking name, else a fetch of a remote's branches and tags."""
+        listed = _run_git(self.cwd, "remote").stdout.decode("utf-8", "replace").split()
+        name = ref.removeprefix("refs/remotes/")
+        for remote in sorted({*listed, "origin"}, key=len, reverse=True):
+            branch = name.removeprefix(f"{remote}/")
+            if branch != name and _SIMPLE_NAME.fullmatch(branch):
+                return f"git fetch {remote} {branch}"
+        return f"git fetch --tags {'origin' if 'origin' in listed or not listed else listed[0]}"
+
+    def repo_path(self, spec: str, *, from_cwd: bool) -> str:
+        """``spec`` relative to the top (``""`` for the top itself); it may not leave the repository."""
+        if "\n" in spec:
+            raise SourceError(f"{spec!r}: a path cannot contain a newline")
+        norm = posixpath.normpath(self.here + spec if from_cwd else spec.lstrip("/"))
+        if norm == ".." or norm.startswith("../"):
+            raise SourceError(f"{spec}: outside the git repository")
+        return "" if norm == "." else norm
+
+    def lookup(self, tree: str, path: str) -> tuple[str, str] | None:
+        """``(id, type)`` of ``path`` in ``tree``, or ``None`` when it is not there."""
+        done = _run_git(self.cwd, "cat-file", "--batch-check", stdin=f"{tree}:{path}\n".encode())
+        found = _OBJECT.fullmatch(done.stdout)
+        return (found[1].decode(), found[2].decode()) if found and not done.returncode else None
+
+    def entries(self, tree: str, path: str, key: str) -> dict[str, str] | None:
+        """Blob ids of the specs at ``path``, keyed below ``key``; ``None`` when nothing is there."""
+        found = self.lookup(tree, path)
+        if found is None:
+            return None
+        oid, kind = found
+        if kind == "blob":
+            return {key: oid}
+        if kind == "tree":
+            return {_join(key, rel): blob for rel, blob in self.list_specs(oid).items()}
+        return {}  # a submodule: no specs of this repository
+
+    def list_specs(self, tree: str) -> dict[str, str]:
+        """Every wanted spec blob below ``tree`` (symlinks, whose blob is a path, are skipped)."""
+        done = _run_git(self.cwd, "ls-tree", "-r", "-z", tree)
+        if done.returncode:
+            raise SourceError(f"git ls-tree failed: {_first_line(done.stderr)}")
+        found = {}
+        for record in filter(None, done.stdout.split(b"\0")):
+            meta, _, raw = record.partition(b"\t")
+            mode, kind, oid = meta.split()
+            rel = os.fsdecode(raw)
+            if kind == b"blob" and mode != _SYMLINK_MODE and _wanted(rel):
+                found[rel] = oid.decode()
+        return found
+
+    def read_named(self, entries: dict[str, str]) -> dict[str, bytes]:
+        """``entries`` (key to blob id) with each blob's bytes instead, keys sorted."""
+        blobs = self.read_blobs(entries[key] for key in sorted(entries))
+        return {key: blobs[entries[key]] for key in sorted(entries)}
+
+    def read_blobs(self, oids: Iterable[str]) -> dict[str, bytes]:
+        """Blob bytes by id, in the order given, through one ``git cat-file --batch`` process."""
+        wanted = list(dict.fromkeys(oids))
+        if not wanted:
+            return {}
+        command = ["git", "-C", self.cwd, "cat-file", "--batch"]
+        pipe = subprocess.PIPE
+        with subprocess.Popen(command, stdin=pipe, stdout=pipe, stderr=subprocess.DEVNULL) as proc:
+            assert proc.stdin is not None and proc.stdout is not None
+            try:
+                return {oid: _cat(proc.stdin, proc.stdout, oid) for oid in wanted}
+            except BaseException:
+                proc.kill()
+                raise
+
+
+def _cat(stdin: IO[bytes], stdout: IO[bytes], oid: str) -> bytes:
+    """One request and answer: git flushes each object, so no pipe fills up and blocks."""
+    try:
+        stdin.write(f"{oid}\n".encode())
+        stdin.flush()
+    except OSError as exc:
+        raise SourceError(f"git cat-file stopped before reading {oid}") from exc
+    found = _OBJECT.fullmatch(stdout.readline())
+    if found is None or found[2] != b"blob":
+        raise SourceError(f"git cat-file could not read blob {oid}")
+    data = _read_capped(stdout, int(found[3]))
+    stdout.read(1)  # the newline after every object
+    return data
+
+
+def _read_capped(stream: IO[bytes], size: int) -> bytes:
+    """``size`` bytes from ``stream``, keeping at most READ_LIMIT and skipping the rest in chunks."""
+    keep = min(size, READ_LIMIT)
+    kept = stream.read(keep)
+    skip = size - keep
+    while skip > 0 and len(kept) == keep:
+        chunk = stream.read(min(skip, _CHUNK))
+        if not chunk:
+            break
+        skip -= len(chunk)
+    if len(kept) != keep or skip > 0:
+        raise SourceError("git cat-file output ended early")
+    return kept
