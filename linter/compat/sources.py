@@ -267,7 +267,8 @@ class _Git:
 
     def list_specs(self, tree: str) -> dict[str, str]:
         """Every wanted spec blob below ``tree`` (symlinks, whose blob is a path, are skipped)."""
-        done = _run_git(self.cwd, "ls-tree", "-r", "-z", tree)
+        # --full-tree: from a subdirectory, ls-tree would otherwise list only what lies below cwd.
+        done = _run_git(self.cwd, "ls-tree", "-r", "-z", "--full-tree", tree)
         if done.returncode:
             raise SourceError(f"git ls-tree failed: {_first_line(done.stderr)}")
         found = {}

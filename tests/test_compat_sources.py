@@ -1,0 +1,260 @@
+"""Revisions from command-line arguments: files, directories and git trees, in real repositories."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from linter.compat.sources import READ_LIMIT, SourceError, against, read_revision
+from linter.parse.document import MAX_SPEC_BYTES
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+FOO = '{"name": "FooRequest", "apiKey": 1}\n'
+BAR = '{"name": "BarResponse", "apiKey": 2}\n'
+
+
+@pytest.fixture(autouse=True)
+def isolated_git(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No user or system git config, and no repository above tmp_path, so results are the same anywhere."""
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True, check=True).stdout
+
+
+def commit(repo: Path, message: str = "change") -> None:
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", message)
+
+
+def write(root: Path, rel: str, text: str) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository with specs in nested, hidden and generated directories, and a non-spec file."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    write(root, "specs/FooRequest.json", FOO)
+    write(root, "specs/nested/BarResponse.json", BAR)
+    write(root, "specs/README.md", "not a spec")
+    write(root, "specs/.hidden/Secret.json", "{}")
+    write(root, "specs/build/Generated.json", "{}")
+    write(root, "top.json", "{}")
+    commit(root, "first")
+    return root
+
+
+# -- disk ---------------------------------------------------------------------------------
+
+
+def test_file_is_keyed_by_name_and_displayed_as_typed(repo: Path) -> None:
+    revision = read_revision("specs/FooRequest.json", cwd=repo)
+    assert revision.files == {"FooRequest.json": FOO.encode()}
+    assert revision.prefix == "specs/"
+    assert revision.label == "specs/FooRequest.json"
+    assert revision.display("FooRequest.json") == "specs/FooRequest.json"
+    assert read_revision("top.json", cwd=repo).display("top.json") == "top.json"
+
+
+def test_directory_is_recursive_and_skips_hidden_generated_and_non_json(tmp_path: Path) -> None:
+    write(tmp_path, "d/X.json", "{}")
+    write(tmp_path, "d/nested/deep/Y.json", "[]")
+    for skipped in (".hidden/Z.json", ".git/G.json", ".venv/V.json", "node_modules/N.json", "build/B.json"):
+        write(tmp_path, f"d/{skipped}", "{}")
+    write(tmp_path, "d/notes.txt", "x")
+    write(tmp_path, "d/X.json.bak", "x")
+    revision = read_revision("d", cwd=tmp_path)
+    assert list(revision.files) == ["X.json", "nested/deep/Y.json"]
+    assert revision.files["nested/deep/Y.json"] == b"[]"
+    assert revision.display("nested/deep/Y.json") == "d/nested/deep/Y.json"
+    assert read_revision("d/", cwd=tmp_path).prefix == "d/"  # no doubled slash
+
+
+def test_oversize_file_is_kept_just_past_the_limit_so_the_parser_reports_it(tmp_path: Path) -> None:
+    (tmp_path / "Big.json").write_bytes(b" " * (MAX_SPEC_BYTES + 100))
+    revision = read_revision("Big.json", cwd=tmp_path)
+    assert len(revision.files["Big.json"]) == READ_LIMIT
+    assert "larger than" in revision.unreadable()["Big.json"]
+
+
+def test_existing_path_wins_over_ref_colon_path(repo: Path) -> None:
+    write(repo, "HEAD:odd.json", '{"on": "disk"}')
+    revision = read_revision("HEAD:odd.json", cwd=repo)
+    assert revision.files == {"HEAD:odd.json": b'{"on": "disk"}'}
+
+
+def test_missing_path_says_so(tmp_path: Path) -> None:
+    with pytest.raises(SourceError) as caught:
+        read_revision("nope.json", cwd=tmp_path)
+    assert str(caught.value) == "nope.json: no such file or directory"
+
+
+# -- REF:path -----------------------------------------------------------------------------
+
+
+def test_ref_file_reads_the_committed_bytes(repo: Path) -> None:
+    write(repo, "specs/FooRequest.json", '{"name": "Changed"}')
+    revision = read_revision("HEAD:specs/FooRequest.json", cwd=repo)
+    assert revision.files == {"FooRequest.json": FOO.encode()}
+    assert revision.label == "HEAD:specs/FooRequest.json"
+    assert revision.display("FooRequest.json") == "HEAD:specs/FooRequest.json"
+
+
+def test_ref_directory_lists_specs_with_the_same_filter_as_disk(repo: Path) -> None:
+    revision = read_revision("HEAD:specs", cwd=repo)
+    assert revision.files == {"FooRequest.json": FOO.encode(), "nested/BarResponse.json": BAR.encode()}
+    assert revision.display("nested/BarResponse.json") == "HEAD:specs/nested/BarResponse.json"
+    assert revision.files == read_revision("specs", cwd=repo).files
+
+
+def test_ref_with_empty_path_is_the_whole_tree(repo: Path) -> None:
+    revision = read_revision("HEAD:", cwd=repo)
+    assert list(revision.files) == ["specs/FooRequest.json", "specs/nested/BarResponse.json", "top.json"]
+    assert revision.label == "HEAD:"
+    assert revision.display("top.json") == "HEAD:top.json"
+
+
+def test_ref_path_is_relative_to_the_top_and_dot_slash_to_cwd(repo: Path) -> None:
+    inside = repo / "specs"
+    relative = read_revision("HEAD:./nested", cwd=inside)
+    assert relative.files == {"BarResponse.json": BAR.encode()}
+    assert relative.display("BarResponse.json") == "HEAD:./nested/BarResponse.json"
+    assert read_revision("HEAD:specs/nested", cwd=inside).files == relative.files
+    with pytest.raises(SourceError, match="nested does not exist at HEAD"):
+        read_revision("HEAD:nested", cwd=inside)
+
+
+def test_oversize_blob_is_capped_and_the_next_blob_still_reads_whole(repo: Path) -> None:
+    (repo / "big").mkdir()
+    (repo / "big/A_Big.json").write_bytes(b" " * (MAX_SPEC_BYTES + 5000))
+    write(repo, "big/B_Small.json", BAR)
+    commit(repo)
+    revision = read_revision("HEAD:big", cwd=repo)
+    assert len(revision.files["A_Big.json"]) == READ_LIMIT
+    assert revision.files["B_Small.json"] == BAR.encode()  # the stream stayed in step past the skipped bytes
+
+
+def test_path_missing_at_ref(repo: Path) -> None:
+    with pytest.raises(SourceError) as caught:
+        read_revision("HEAD:specs/Missing.json", cwd=repo)
+    assert str(caught.value) == "specs/Missing.json does not exist at HEAD"
+
+
+def test_dot_slash_path_cannot_leave_the_repository(repo: Path) -> None:
+    with pytest.raises(SourceError, match="outside the git repository"):
+        read_revision("HEAD:./../elsewhere", cwd=repo)
+
+
+def test_unknown_ref_says_how_to_fetch(repo: Path) -> None:
+    with pytest.raises(SourceError) as caught:
+        read_revision("origin/trunk:specs", cwd=repo)
+    message = str(caught.value)
+    assert message.startswith("unknown git revision 'origin/trunk'")
+    assert '"git fetch origin trunk"' in message
+    assert "fetch-depth: 0" in message
+
+
+def test_unknown_ref_in_a_shallow_clone_says_it_is_shallow(repo: Path, tmp_path: Path) -> None:
+    write(repo, "specs/FooRequest.json", '{"name": "FooRequest", "apiKey": 11}')
+    commit(repo, "second")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth", "1", repo.as_uri(), str(clone))
+    assert "FooRequest.json" in read_revision("HEAD:specs", cwd=clone).files  # the tip is there
+    with pytest.raises(SourceError) as caught:
+        read_revision("HEAD~1:specs", cwd=clone)
+    message = str(caught.value)
+    assert "shallow clone" in message
+    assert "git fetch --unshallow" in message
+    assert "fetch-depth: 0" in message
+
+
+@pytest.mark.parametrize("ref", ["--output=stolen", "-c"])
+def test_ref_starting_with_dash_is_refused(repo: Path, ref: str) -> None:
+    with pytest.raises(SourceError, match="cannot start with '-'"):
+        read_revision(f"{ref}:specs", cwd=repo)
+    with pytest.raises(SourceError, match="cannot start with '-'"):
+        against(ref, cwd=repo)
+    assert not (repo / "stolen").exists()
+
+
+def test_not_a_repository(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    with pytest.raises(SourceError, match="not inside one") as caught:
+        read_revision("HEAD:specs", cwd=plain)
+    assert "HEAD:specs: no such file or directory" in str(caught.value)
+    with pytest.raises(SourceError, match="--against HEAD needs a git repository"):
+        against("HEAD", cwd=plain)
+
+
+def test_git_not_installed(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    empty = tmp_path / "no-programs"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    with pytest.raises(SourceError, match="install git"):
+        read_revision("HEAD:specs", cwd=repo)
+
+
+# -- against ------------------------------------------------------------------------------
+
+
+def test_against_pairs_the_same_keys_on_both_sides(repo: Path) -> None:
+    write(repo, "specs/FooRequest.json", '{"name": "FooRequest", "apiKey": 99}')
+    write(repo, "specs/NewRequest.json", '{"name": "NewRequest"}')  # untracked: only on the new side
+    old, new = against("HEAD", ["specs"], cwd=repo)
+    paired = ["specs/FooRequest.json", "specs/nested/BarResponse.json"]
+    assert list(old.files) == paired
+    assert list(new.files) == ["specs/FooRequest.json", "specs/NewRequest.json", "specs/nested/BarResponse.json"]
+    assert old.files["specs/FooRequest.json"] == FOO.encode()
+    assert new.files["specs/FooRequest.json"] == b'{"name": "FooRequest", "apiKey": 99}'
+    assert old.display("specs/FooRequest.json") == "HEAD:specs/FooRequest.json"
+    assert new.display("specs/FooRequest.json") == "specs/FooRequest.json"
+    assert (old.label, new.label) == ("HEAD", "working tree")
+
+
+def test_against_from_a_subdirectory_keys_relative_to_cwd(repo: Path) -> None:
+    inside = repo / "specs"
+    old, new = against("HEAD", cwd=inside)
+    assert list(old.files) == list(new.files) == ["FooRequest.json", "nested/BarResponse.json"]
+    shown = old.display("FooRequest.json")
+    assert shown == "HEAD:./FooRequest.json"
+    assert git(inside, "show", shown) == FOO  # git reads the displayed name back to the same file
+
+
+def test_against_merges_several_paths(repo: Path) -> None:
+    (repo / "top.json").unlink()  # deleted since HEAD: only on the old side
+    old, new = against("HEAD", ["specs/nested", "top.json"], cwd=repo)
+    assert list(old.files) == ["specs/nested/BarResponse.json", "top.json"]
+    assert list(new.files) == ["specs/nested/BarResponse.json"]
+
+
+def test_against_path_missing_on_both_sides(repo: Path) -> None:
+    with pytest.raises(SourceError, match="neither in the working tree nor at HEAD"):
+        against("HEAD", ["nowhere"], cwd=repo)
+
+
+def test_against_unknown_ref(repo: Path) -> None:
+    with pytest.raises(SourceError, match="unknown git revision 'origin/trunk'.*git fetch origin trunk"):
+        against("origin/trunk", ["specs"], cwd=repo)
+
+
+def test_symlinks_are_skipped_on_both_sides_so_they_pair(repo: Path) -> None:
+    (repo / "specs/Link.json").symlink_to("FooRequest.json")
+    commit(repo)
+    old, new = against("HEAD", ["specs"], cwd=repo)
+    assert "specs/Link.json" not in old.files
+    assert list(old.files) == list(new.files)
