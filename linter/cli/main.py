@@ -360,5 +360,12 @@ from linter.cli.codec_cmd import codec_group  # noqa: E402 - imports only click
 
 cli.add_command(codec_group)
 
+# --- compat, changelog, matrix (linter/cli/compat_cmd.py) ------------------------------------
+
+from linter.cli.compat_cmd import changelog_command, compat_command, matrix_command  # noqa: E402
+
+for _command in (compat_command, changelog_command, matrix_command):
+    cli.add_command(_command)
+
 if __name__ == "__main__":
     main()

@@ -175,23 +175,23 @@ class MessageDiff:
         if is_key_record(old):
             if gone:
                 self.record("version-dropped", "VERSION_DROPPED",
-                            f"record type id(s) {_ranges(gone)} retired: for a *Key record validVersions is the "
+                            f"record type id(s) {version_ranges(gone)} retired: for a *Key record validVersions is the "
                             "record type, so records written with it are no longer recognised", gone, path)
             if added:
-                self.record("version-added", SAFE, f"record type id(s) {_ranges(added)} added", added, path)
+                self.record("version-added", SAFE, f"record type id(s) {version_ranges(added)} added", added, path)
             return
         low = [v for v in gone if v < new_v.lowest]
         top = [v for v in gone if v > new_v.highest]
         if low:
             self.record("version-dropped", "VERSION_DROPPED",
-                        f"minimum version raised {old_v.lowest} -> {new_v.lowest}: versions {_ranges(low)} dropped",
+                        f"minimum version raised {old_v.lowest} -> {new_v.lowest}: versions {version_ranges(low)} dropped",
                         low, path)
         if top:
             self.record("max-version-lowered", "MAX_VERSION_LOWERED",
-                        f"maximum version lowered {old_v.highest} -> {new_v.highest}: versions {_ranges(top)} "
+                        f"maximum version lowered {old_v.highest} -> {new_v.highest}: versions {version_ranges(top)} "
                         "retracted", top, path)
         if added:
-            self.record("version-added", SAFE, f"version(s) {_ranges(added)} added", added, path)
+            self.record("version-added", SAFE, f"version(s) {version_ranges(added)} added", added, path)
 
     def _layouts(self, old: MessageSpec, new: MessageSpec, shared: Versions) -> None:
         old_layouts, new_layouts = LayoutBuilder(old), LayoutBuilder(new)
@@ -425,7 +425,7 @@ def _default_effect(entry: dict[str, Any]) -> str:
     return "code that leaves the field unset now sends another value"
 
 
-def _ranges(versions: list[int]) -> str:
+def version_ranges(versions: list[int]) -> str:
     """``[0, 1, 2, 5]`` as ``0-2, 5``."""
     out, start = [], None
     for index, version in enumerate(versions):

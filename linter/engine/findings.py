@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 SEVERITY_ORDER = {"error": 3, "warning": 2, "info": 1}
+_COMPAT_KEYS = ("message_name", "versions", "released", "witness")
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -22,9 +23,20 @@ class Finding:
     category: str
     message: str
     hint: str = ""
+    # compat findings only (``krpc-lint compat``): the message, its versions, shipped or not, the proof
+    message_name: str | None = field(default=None, compare=False)
+    versions: tuple[int, ...] = field(default=(), compare=False)
+    released: bool | None = field(default=None, compare=False)
+    witness: dict[str, Any] | None = field(default=None, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        if self.message_name is None:
+            for key in _COMPAT_KEYS:
+                del out[key]
+        else:
+            out["versions"] = list(self.versions)
+        return out
 
     def at_least(self, level: str) -> bool:
         return SEVERITY_ORDER[self.severity] >= SEVERITY_ORDER[level]

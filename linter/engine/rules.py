@@ -54,6 +54,8 @@ class Rule:
 
     @property
     def scope(self) -> str:
+        if "compat" in self.check:
+            return "compat"  # decided by ``linter.compat`` when two revisions are compared
         function = self.check.get("function")
         return CHECKS[function].scope if function else "file"
 
@@ -195,6 +197,10 @@ def _examples(examples: dict[str, Any], source: str):
 def _validate_check(check: Any, source: str) -> None:
     if not isinstance(check, dict):
         raise RuleError(f"{source}: check must be a mapping")
+    if "compat" in check:
+        if not isinstance(check["compat"], str) or set(check) != {"compat"}:
+            raise RuleError(f"{source}: a compat check is {{compat: <change name>}}")
+        return
     if "function" in check:
         if check["function"] not in CHECKS:
             raise RuleError(f"{source}: unknown check function {check['function']!r} "

@@ -26,6 +26,7 @@ SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schem
 
 #: Key order of one finding in the JSON output (documented in docs/json-output.md).
 JSON_FINDING_KEYS = ("rule", "name", "severity", "category", "path", "line", "col", "message", "hint")
+COMPAT_KEYS = ("message_name", "versions", "released", "witness")  # krpc-lint compat findings only
 
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 _GITHUB_COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
@@ -97,9 +98,25 @@ def _text_lines(report: Report) -> Iterable[Segments]:
                (rule_label(finding), SEVERITY_STYLE.get(finding.severity, "")), (f" {finding.message}", "")]
         if finding.hint:
             yield [("  hint: ", "dim"), (" ".join(finding.hint.split()), "")]
+        if finding.witness:
+            yield from _witness_lines(finding.witness)
     summary = report.summary
     style = "bold red" if summary["errors"] else "yellow" if report.findings else "green"
     yield [(summary_line(report), style)]
+
+
+def _witness_lines(witness: dict) -> Iterable[Segments]:
+    """The proof of a wire break: who wrote which bytes at which version, and what the other read."""
+    writer = witness.get("writer", "old")
+    reader = "new" if writer == "old" else "old"
+    data = witness.get("hex", "")
+    shown = data if len(data) <= 96 else f"{data[:96]}... ({len(data) // 2} bytes)"
+    yield [("  witness: ", "dim"), (f"v{witness.get('version')} written by the {writer} revision: {shown}", "")]
+    if witness.get("error"):
+        outcome = f"the {reader} revision fails: {witness['error']}"
+    else:
+        outcome = f"the {reader} revision reads it differently: {witness.get('reason', '')}"
+    yield [("           ", ""), (outcome, "")]
 
 
 def render_text(report: Report, *, color: bool = False) -> str:
@@ -124,7 +141,8 @@ def render_text(report: Report, *, color: bool = False) -> str:
 
 def render_json(report: Report) -> str:
     data = report.to_dict()
-    data["findings"] = [{key: item[key] for key in JSON_FINDING_KEYS} for item in data["findings"]]
+    data["findings"] = [{key: item[key] for key in (*JSON_FINDING_KEYS, *COMPAT_KEYS) if key in item}
+                        for item in data["findings"]]
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 

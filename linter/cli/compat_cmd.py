@@ -1,0 +1,148 @@
+"""``krpc-lint compat``, ``changelog`` and ``matrix``: compare revisions of the specs.
+
+Exit codes as for ``lint``: 0 when no finding reaches the fail level, 1 when one does (for
+``matrix``: when an API has no common version), 2 for usage errors such as an unknown git ref.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import replace
+
+import click
+
+from linter.engine.levels import FORMATS, PROFILES, SEVERITIES
+
+
+def _source_error(exc: Exception) -> click.ClickException:
+    from linter.cli.main import CliError
+
+    return CliError(str(exc))
+
+
+def _revisions(paths: tuple[str, ...], against: str | None):
+    """(old, new) from ``OLD NEW`` or ``--against REF [PATHS]``."""
+    from linter.compat.sources import SourceError, against as against_ref, read_revision
+
+    try:
+        if against is not None:
+            return against_ref(against, list(paths) or ["."])
+        if len(paths) != 2:
+            raise click.UsageError("give OLD and NEW (files, directories or REF:path), or --against REF [PATHS]")
+        return read_revision(paths[0]), read_revision(paths[1])
+    except SourceError as exc:
+        raise _source_error(exc) from None
+
+
+def _released(ref: str | None):
+    if ref is None:
+        return None
+    from linter.compat.sources import SourceError, read_revision
+
+    try:
+        return read_revision(ref if ":" in ref or os.path.exists(ref) else f"{ref}:")
+    except SourceError as exc:
+        raise _source_error(exc) from None
+
+
+@click.command("compat")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--against", metavar="REF", default=None,
+              help="Compare the git revision REF (old) with the working tree (new) at PATHS (default: .).")
+@click.option("--released", metavar="REF", default=None,
+              help="Versions shipped in this git revision are frozen; changes to others are informational.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("--profile", type=click.Choice(PROFILES), default=None, help="Rule profile (default: recommended).")
+@click.option("--fail-on", type=click.Choice(SEVERITIES), default=None, help="Lowest severity that fails the run.")
+@click.option("--select", multiple=True, metavar="RULE", help="Also report these rules or categories; repeatable.")
+@click.option("--ignore", multiple=True, metavar="RULE", help="Do not report these rules or categories; repeatable.")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None, help="Config file.")
+@click.option("--baseline", type=click.Path(dir_okay=False), default=None,
+              help="Leave out the findings recorded in this baseline file.")
+@click.option("--cross-check", type=click.IntRange(0, 10_000), default=None, metavar="N",
+              help="Values per direction that cross-check each changed version judged compatible (default 4; 0: off).")
+@click.option("--no-witness", is_flag=True, help="Do not search for byte-level witnesses of wire breaks.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the generated values.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write the report to this file.")
+@click.pass_context
+def compat_command(ctx: click.Context, paths: tuple[str, ...], against: str | None, released: str | None, fmt: str,
+                   profile: str | None, fail_on: str | None, select: tuple[str, ...], ignore: tuple[str, ...],
+                   config_file: str | None, baseline: str | None, cross_check: int | None, no_witness: bool,
+                   seed: int, output: str | None) -> None:
+    """Compare two revisions of the specs and classify every change.
+
+    OLD and NEW are files, directories or git trees (REF:path). Categories: WIRE_BREAKING,
+    NULLABILITY_WIDENED/NARROWED, DEFAULT_CHANGED, VERSION_DROPPED, MAX_VERSION_LOWERED,
+    TAG_REMOVED, SOURCE_ONLY, SAFE; each wire break carries a witness from the codec.
+    """
+    from linter.cli.main import _load_config, _write
+    from linter.compat.compare import DEFAULT_CROSS_CHECK, compare
+    from linter.compat.report import compat_ruleset, to_report
+    from linter.report.formats import render
+
+    old, new = _revisions(paths, against)
+    config = _load_config(config_file)
+    config = config.with_overrides(profile=profile, fail_on=fail_on, baseline=baseline,
+                                   select=(*config.select, *select) if select else None,
+                                   ignore=(*config.ignore, *ignore) if ignore else None)
+    result = compare(old, new, released=_released(released), witnesses=not no_witness,
+                     cross_check=DEFAULT_CROSS_CHECK if cross_check is None else cross_check, seed=seed)
+    report = to_report(result, config)
+    rules = None
+    if fmt == "sarif":
+        ruleset, _ = compat_ruleset(config)
+        rules = {rule.id: replace(rule, severity=ruleset.severity_of(rule)) for rule in ruleset.of_scope("compat")}
+    color = fmt == "text" and output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    text = render(report, fmt, color=color, rules=rules, files=sorted(new.display(r) for r in new.files)
+                  if fmt == "junit" else None)
+    if output:
+        _write(output, lambda file: open(file, "w", encoding="utf-8").write(text))
+    else:
+        click.echo(text, nl=False, color=color)
+    ctx.exit(1 if report.failed(config.fail_on) else 0)
+
+
+@click.command("changelog")
+@click.argument("old")
+@click.argument("new")
+@click.option("--format", "fmt", type=click.Choice(("markdown", "json")), default="markdown", show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write it to this file.")
+def changelog_command(old: str, new: str, fmt: str, output: str | None) -> None:
+    """A protocol changelog per API between two revisions: what a client must implement."""
+    from linter.cli.main import _write
+    from linter.compat.changelog import changelog
+
+    old_rev, new_rev = _revisions((old, new), None)
+    log = changelog(old_rev, new_rev)
+    text = log.to_markdown() if fmt == "markdown" else log.to_json()
+    if output:
+        _write(output, lambda file: open(file, "w", encoding="utf-8").write(text))
+    else:
+        click.echo(text, nl=False)
+
+
+@click.command("matrix")
+@click.argument("specs", nargs=-1, required=True)
+@click.option("--format", "fmt", type=click.Choice(("text", "markdown", "json")), default="text", show_default=True)
+@click.option("--include-unstable", is_flag=True, help="Count versions marked latestVersionUnstable as offered.")
+@click.pass_context
+def matrix_command(ctx: click.Context, specs: tuple[str, ...], fmt: str, include_unstable: bool) -> None:
+    """For each API: the versions each spec set supports, the overlap and the negotiated version."""
+    import json
+
+    from linter.compat.matrix import matrix
+    from linter.compat.sources import SourceError, read_revision
+
+    if len(specs) < 2:
+        raise click.UsageError("give at least two spec sets (files, directories or REF:path)")
+    try:
+        revisions = [read_revision(spec) for spec in specs]
+    except SourceError as exc:
+        raise _source_error(exc) from None
+    table = matrix(revisions, include_unstable=include_unstable)
+    if fmt == "json":
+        click.echo(json.dumps(table.to_dict(), indent=2))
+    else:
+        click.echo(table.to_markdown() if fmt == "markdown" else table.to_text(), nl=False)
+    ctx.exit(1 if table.problems else 0)

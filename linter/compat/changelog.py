@@ -1,0 +1,219 @@
+"""A protocol changelog between two revisions: per API, what a client must implement.
+
+For every API (request and response together, by apiKey) and every record type: the version
+ranges before and after, what each *new* version changes relative to the one below it (fields
+added or removed, tagged fields, nullability, flexible encoding), and every change to versions
+both revisions share (wire breaks, nullability, defaults, renames), from ``compare``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from linter.compat.compare import CompatResult, PairResult, compare
+from linter.compat.diff import SAFE, MessageDiff, version_ranges
+from linter.compat.layout import LayoutBuilder, LayoutError
+from linter.compat.revision import Revision
+from linter.model.spec import MessageSpec
+
+# How the evolution inside the new revision (version v-1 -> v) reads in a changelog.
+_EVOLUTION = {
+    "field-inserted": "added", "field-removed": "removed", "field-retyped": "retyped",
+    "tagged-field-added": "new tagged field", "tag-removed": "tagged field removed",
+    "tagged-field-retyped": "tagged field retyped", "field-made-tagged": "now tagged",
+    "field-made-regular": "no longer tagged", "nullability-widened": "now nullable",
+    "nullability-narrowed": "no longer nullable", "struct-nullability-changed": "struct nullability",
+    "flexible-versions-changed": "encoding", "fields-reordered": "reordered",
+}
+
+
+@dataclass
+class MessageLog:
+    """The changelog of one message (a request, a response or a record)."""
+
+    name: str
+    type: str | None
+    old_versions: str | None
+    new_versions: str | None
+    new_version_notes: dict[int, list[str]] = field(default_factory=dict)
+    changes: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "type": self.type, "old_versions": self.old_versions,
+                "new_versions": self.new_versions,
+                "new_versions_notes": {str(k): v for k, v in sorted(self.new_version_notes.items())},
+                "changes": self.changes}
+
+
+@dataclass
+class ApiLog:
+    """A request with its response (``key`` is the apiKey), or one record type."""
+
+    title: str
+    key: int | None
+    kind: str  # "api" | "record" | "other"
+    messages: list[MessageLog] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        if all(m.old_versions is None for m in self.messages):
+            return "added"
+        if all(m.new_versions is None for m in self.messages):
+            return "removed"
+        return "changed" if any(m.changes or m.new_version_notes for m in self.messages) else "unchanged"
+
+
+@dataclass
+class Changelog:
+    old_label: str
+    new_label: str
+    entries: list[ApiLog]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"old": self.old_label, "new": self.new_label,
+                "entries": [{"title": e.title, "key": e.key, "kind": e.kind, "status": e.status,
+                             "messages": [m.to_dict() for m in e.messages]} for e in self.entries]}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2) + "\n"
+
+    def to_markdown(self) -> str:
+        return "\n".join(_markdown(self)) + "\n"
+
+
+def changelog(old: Revision, new: Revision, result: CompatResult | None = None) -> Changelog:
+    """The changelog from ``old`` to ``new`` (reusing a ``compare`` result when given)."""
+    result = result or compare(old, new, witnesses=False, cross_check=0)
+    groups: dict[tuple, ApiLog] = {}
+    for pair in result.pairs:
+        message = pair.new or pair.old
+        key, title, kind = _group(message)
+        entry = groups.setdefault(key, ApiLog(title, message.api_key, kind))
+        entry.messages.append(_message_log(pair))
+    ordered = sorted(groups.values(), key=lambda e: ({"api": 0, "record": 1}.get(e.kind, 2), e.key or 0, e.title))
+    for entry in ordered:
+        entry.messages.sort(key=lambda m: {"request": 0, "response": 1}.get(m.type or "", 2))
+    return Changelog(old.label, new.label, [e for e in ordered if e.status != "unchanged"])
+
+
+def _group(message: MessageSpec) -> tuple[tuple, str, str]:
+    name = message.name or "?"
+    if message.type in ("request", "response") and message.api_key is not None:
+        base = name.removesuffix("Request").removesuffix("Response")
+        return ("api", message.api_key), base, "api"
+    if message.type in ("metadata", "data"):
+        return ("record", message.type, name), name, "record"
+    return ("other", name), name, "other"
+
+
+def _message_log(pair: PairResult) -> MessageLog:
+    message = pair.new or pair.old
+    log = MessageLog(message.name or "?", message.type,
+                     str(pair.old.versions) if pair.old is not None and pair.old.versions else None,
+                     str(pair.new.versions) if pair.new is not None and pair.new.versions else None)
+    if pair.error:
+        log.changes.append({"category": "ERROR", "rule": "compat-input-invalid", "versions": [],
+                            "message": pair.error})
+        return log
+    new_versions = {v for c in pair.changes if c.rule in ("version-added", "message-added") for v in c.versions}
+    if pair.new is not None:
+        log.new_version_notes = _evolution(pair.new, sorted(new_versions))
+    for change in pair.changes:
+        if change.category == SAFE and change.rule in ("version-added", "message-added"):
+            continue
+        log.changes.append({"category": change.category, "rule": change.rule, "versions": list(change.versions),
+                            "released": change.released, "message": change.message})
+    return log
+
+
+def _evolution(message: MessageSpec, versions: list[int]) -> dict[int, list[str]]:
+    """What each new version changes relative to the version below it, within the new revision."""
+    notes: dict[int, list[str]] = {}
+    layouts = LayoutBuilder(message)
+    for version in versions:
+        below = version - 1
+        if message.versions is None or not message.versions.contains(below):
+            notes[version] = ["first version"]
+            continue
+        diff = MessageDiff(message, message)
+        try:
+            if layouts.flexible(below) != layouts.flexible(version):
+                notes.setdefault(version, []).append("switches to the flexible encoding (KIP-482): compact "
+                                                     "lengths and tagged fields")
+            else:
+                diff._struct(layouts.build(below), layouts.build(version), "", version)
+        except LayoutError as exc:
+            notes[version] = [f"cannot describe: {exc}"]
+            continue
+        for change in diff.changes():
+            label = _EVOLUTION.get(change.rule)
+            if change.rule in ("field-inserted", "field-removed"):
+                notes.setdefault(version, []).append(f"{label} {change.message.rsplit(' ', 1)[0]}")
+            elif label is not None:
+                notes.setdefault(version, []).append(f"{label}: {change.message}")
+        notes.setdefault(version, ["same fields as the version below (a semantic or behavioural bump)"])
+    if message.latest_version_unstable and message.versions is not None and message.versions.highest in notes:
+        notes[message.versions.highest].insert(0, "unstable (latestVersionUnstable): not offered by default")
+    return notes
+
+
+# --- markdown ---------------------------------------------------------------------------------------
+
+_CATEGORY_WORDS = {
+    "WIRE_BREAKING": "wire-breaking", "NULLABILITY_WIDENED": "nullability widened",
+    "NULLABILITY_NARROWED": "nullability narrowed", "DEFAULT_CHANGED": "default changed",
+    "VERSION_DROPPED": "versions dropped", "MAX_VERSION_LOWERED": "versions retracted",
+    "TAG_REMOVED": "tag removed", "SOURCE_ONLY": "source only", "SAFE": "safe", "ERROR": "error",
+}
+
+
+def _markdown(log: Changelog) -> list[str]:
+    out = [f"# Kafka protocol changelog: {log.old_label} → {log.new_label}", "",
+           "Generated by `krpc-lint changelog`. Per API: the versions before and after, what each new "
+           "version adds over the one below it, and every change to versions both revisions share "
+           "(categories as in `krpc-lint compat`).", ""]
+    out += _summary(log)
+    for kind, heading in (("api", "APIs"), ("record", "Records"), ("other", "Other specs")):
+        entries = [e for e in log.entries if e.kind == kind]
+        if not entries:
+            continue
+        out += [f"## {heading}", ""]
+        for entry in entries:
+            out += _entry(entry)
+    return out
+
+
+def _summary(log: Changelog) -> list[str]:
+    out = ["| | added | removed | changed |", "| --- | --- | --- | --- |"]
+    for kind, label in (("api", "APIs"), ("record", "records")):
+        entries = [e for e in log.entries if e.kind == kind]
+        counts = [sum(e.status == s for e in entries) for s in ("added", "removed", "changed")]
+        out.append(f"| {label} | {counts[0]} | {counts[1]} | {counts[2]} |")
+    return [*out, ""]
+
+
+def _entry(entry: ApiLog) -> list[str]:
+    key = f" (apiKey {entry.key})" if entry.key is not None else ""
+    out = [f"### {entry.title}{key} — {entry.status}", ""]
+    for message in entry.messages:
+        out.append(f"- **{message.name}**: {_range_words(message)}")
+        for version, notes in sorted(message.new_version_notes.items()):
+            out.append(f"  - v{version}: " + "; ".join(notes))
+        for change in message.changes:
+            versions = f" (v{version_ranges(change['versions'])})" if change["versions"] else ""
+            unreleased = ", unreleased" if change.get("released") is False else ""
+            out.append(f"  - *{_CATEGORY_WORDS.get(change['category'], change['category'])}{unreleased}*"
+                       f"{versions}: {change['message']}")
+    return [*out, ""]
+
+
+def _range_words(message: MessageLog) -> str:
+    if message.old_versions is None:
+        return f"new, versions {message.new_versions}"
+    if message.new_versions is None:
+        return f"removed (was versions {message.old_versions})"
+    if message.old_versions == message.new_versions:
+        return f"versions {message.new_versions}"
+    return f"versions {message.old_versions} → {message.new_versions}"
