@@ -11,6 +11,10 @@ False
 are ``Finding``s (path, line, col, rule, name, severity, category, message, hint) and
 ``Report.summary`` counts them. ``load_config(path=None)`` reads ``[tool.krpc-lint]`` or
 ``.krpc-lint.yaml`` the way the CLI does.
+
+``compare(old, new, config=None) -> Report`` compares two revisions (files, directories or
+``REF:path``) with the compat rules; ``changelog(old, new)`` and ``matrix([a, b, ...])`` build
+the protocol changelog and the version matrix (see docs/compat.md).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from linter.engine.config import Config, ConfigError, load_config
     from linter.engine.findings import Finding, Report
+    from linter.compat.api import changelog, compare, matrix
     from linter.engine.runner import UsageError, all_rules, lint, lint_texts
 
 # Exported names load their module on first use, so ``krpc-lint --version`` or ``schema``
@@ -30,8 +35,10 @@ _EXPORTS = {
     "Finding": "linter.engine.findings", "Report": "linter.engine.findings",
     "UsageError": "linter.engine.runner", "all_rules": "linter.engine.runner", "lint": "linter.engine.runner",
     "lint_texts": "linter.engine.runner",
+    "compare": "linter.compat.api", "changelog": "linter.compat.api", "matrix": "linter.compat.api",
 }
-__all__ = ["Config", "ConfigError", "Finding", "Report", "UsageError", "all_rules", "lint", "lint_texts", "load_config"]
+__all__ = ["Config", "ConfigError", "Finding", "Report", "UsageError", "all_rules", "changelog", "compare", "lint",
+           "lint_texts", "load_config", "matrix"]
 
 
 def __getattr__(name: str) -> Any:

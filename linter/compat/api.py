@@ -48,3 +48,17 @@ def compare_texts(old: dict[str, str | bytes], new: dict[str, str | bytes], conf
 def _texts(label: str, texts: dict[str, str | bytes]) -> Revision:
     return Revision(label, {name: text.encode("utf-8") if isinstance(text, str) else text
                             for name, text in texts.items()})
+
+
+def changelog(old: Source, new: Source):
+    """The protocol changelog from ``old`` to ``new`` (``.to_markdown()``, ``.to_json()``)."""
+    from linter.compat.changelog import changelog as build
+
+    return build(as_revision(old), as_revision(new))
+
+
+def matrix(sources, *, include_unstable: bool = False):
+    """Per API: the versions each spec set supports, the overlap and the negotiated version."""
+    from linter.compat.matrix import matrix as build
+
+    return build([as_revision(source) for source in sources], include_unstable=include_unstable)
