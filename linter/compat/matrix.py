@@ -108,7 +108,7 @@ class Row:
     cells: tuple[tuple[str, Support | None], ...]  # (label, support) per revision, oldest first
     kind: str = "api"  # "api" | "record"
     group: str | None = None  # records: the spec's directory (its own apiKey space)
-    left_out: tuple[str, ...] = ()  # revisions where a file of this name was skipped (see ``Matrix.skipped``)
+    left_out: tuple[str, ...] = ()  # of ``missing``: where a file of its name was skipped (``Matrix.skipped``)
 
     def support(self, label: str) -> Support | None:
         return dict(self.cells)[label]
@@ -157,10 +157,9 @@ class Row:
         missing = [label for label in self.missing if label not in self.left_out]
         if missing:
             flags.append(f"missing in {', '.join(missing)}")
-        left_out = [label for label in self.missing if label in self.left_out]
-        if left_out:
-            flags.append(f"missing in {', '.join(left_out)} (its file was left out)")
-        unstable = [label for label in self.not_offered if self.support(label).unstable_excluded]
+        if self.left_out:
+            flags.append(f"missing in {', '.join(self.left_out)} (its file was left out)")
+        unstable = [label for label, s in self.cells if s is not None and not s.offered and s.unstable_excluded]
         if unstable:
             flags.append(f"unstable only in {', '.join(unstable)}")
         empty = [label for label in self.not_offered if label not in unstable]
@@ -179,7 +178,7 @@ class Row:
             "negotiated": self.negotiated,
             "noCommon": self.no_common,
             "missing": list(self.missing),
-            "leftOut": [label for label in self.missing if label in self.left_out],
+            "leftOut": list(self.left_out),
             "notOffered": list(self.not_offered),
             "steps": [step.to_dict() for step in self.steps],
             "flags": list(self.flags),
