@@ -46,6 +46,14 @@ def _released(ref: str | None):
         raise _source_error(exc) from None
 
 
+def _short_labels(revisions):
+    """Column and title labels: a directory's last name (``trunk-2024-10``) when that stays unique."""
+    short = [os.path.basename(r.label.rstrip("/")) or r.label for r in revisions]
+    if len(set(short)) != len(short):
+        return list(revisions)
+    return [replace(r, label=label) for r, label in zip(revisions, short)]
+
+
 @click.command("compat")
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--against", metavar="REF", default=None,
@@ -113,7 +121,7 @@ def changelog_command(old: str, new: str, fmt: str, output: str | None) -> None:
     from linter.cli.main import _write
     from linter.compat.changelog import changelog
 
-    old_rev, new_rev = _revisions((old, new), None)
+    old_rev, new_rev = _short_labels(_revisions((old, new), None))
     log = changelog(old_rev, new_rev)
     text = log.to_markdown() if fmt == "markdown" else log.to_json()
     if output:
@@ -140,7 +148,7 @@ def matrix_command(ctx: click.Context, specs: tuple[str, ...], fmt: str, include
         revisions = [read_revision(spec) for spec in specs]
     except SourceError as exc:
         raise _source_error(exc) from None
-    table = matrix(revisions, include_unstable=include_unstable)
+    table = matrix(_short_labels(revisions), include_unstable=include_unstable)
     if fmt == "json":
         click.echo(json.dumps(table.to_dict(), indent=2))
     else:
