@@ -140,17 +140,19 @@ def _prove(pair: PairResult, changes: list[Change], diff: MessageDiff, witnesses
     if pair.old.raw == pair.new.raw and pair.old.name == pair.new.name:
         return changes  # the same spec: nothing to prove
     cross = CrossCodec(pair.old, pair.new, diff.renames)
+    found: dict[int, Witness | None] = {}  # one search per version, shared by the changes there
     out = []
     for change in changes:
         if witnesses and change.category == WIRE and change.versions:
-            change = replace(change, witness=_witness_for(change, cross, pair, seed))
+            change = replace(change, witness=_witness_for(change, cross, pair, seed, found))
         out.append(change)
     if cross_check:
         out.extend(_cross_check(pair, changes, diff, cross, cross_check, seed))
     return out
 
 
-def _witness_for(change: Change, cross: CrossCodec, pair: PairResult, seed: int) -> Witness | None:
+def _witness_for(change: Change, cross: CrossCodec, pair: PairResult, seed: int,
+                 found: dict[int, Witness | None]) -> Witness | None:
     if change.rule == "api-key-changed":
         old_key, new_key = pair.old.api_key, pair.new.api_key
         return Witness(change.versions[0], "old", (old_key or 0).to_bytes(2, "big", signed=True).hex(),
@@ -158,9 +160,10 @@ def _witness_for(change: Change, cross: CrossCodec, pair: PairResult, seed: int)
                        error=f"the new revision has no {pair.old.type} with apiKey {old_key} "
                              f"({pair.new.name} now uses {new_key})")
     for version in change.versions:
-        found = cross.search(version, WITNESS_ATTEMPTS, seed)
-        if found is not None:
-            return found
+        if version not in found:
+            found[version] = cross.search(version, WITNESS_ATTEMPTS, seed)
+        if found[version] is not None:
+            return found[version]
     return None
 
 

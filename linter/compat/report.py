@@ -88,6 +88,4 @@ def _input_finding(path: str, message: str, by_change: dict[str, Rule], ruleset:
 
 
 def _versions_text(versions: tuple[int, ...]) -> str:
-    from linter.compat.diff import _ranges
-
-    return _ranges(list(versions))
+    return version_ranges(list(versions))
