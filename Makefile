@@ -17,11 +17,14 @@ $(STAMP): $(BIN)/python pyproject.toml setup.py linter/codec/_speedups.c
 
 install: $(STAMP)
 
-## Lint the bundled fixtures: the valid ones pass, the invalid ones show every rule at work.
+## Lint the bundled fixtures (the valid ones pass, the invalid ones show every rule at work), then compare
+## two revisions of the demo specs.
 run: install
 	$(BIN)/krpc-lint lint fixtures/valid
 	@echo "--- fixtures/invalid: one spec per rule; every finding below is expected (exit 1) ---"
 	@$(BIN)/krpc-lint lint --profile strict --ignore file-name-matches fixtures/invalid; test $$? -eq 1
+	@echo "--- compat fixtures/compat/demo: old -> new; one wire break with its witness is expected (exit 1) ---"
+	@$(BIN)/krpc-lint compat --profile strict fixtures/compat/demo/old fixtures/compat/demo/new; test $$? -eq 1
 
 ## The whole test suite (uses ../shared when present; CI=true makes its absence a failure).
 test: install
@@ -29,6 +32,7 @@ test: install
 
 bench: install
 	$(BIN)/python bench/lint.py
+	$(BIN)/python bench/compat.py
 
 docs: install
 	$(BIN)/python -m linter.model.schema

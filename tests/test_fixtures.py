@@ -22,7 +22,13 @@ FIXTURES = REPO_ROOT / "fixtures"
 VALID = FIXTURES / "valid"
 INVALID = FIXTURES / "invalid"
 STRICT = Config(profile="strict")
-RULES = all_rules()
+RULES = [rule for rule in all_rules() if rule.scope != "compat"]  # compat rules: fixtures/compat below
+COMPAT = FIXTURES / "compat"
+COMPAT_RULES = [rule for rule in all_rules() if rule.scope == "compat"]
+# Compat rules without a fixture pair, and why.
+COMPAT_WITHOUT_FIXTURE = {
+    "cross-check-divergence": "reported only when the codec contradicts the layout comparison (an engine mistake)",
+}
 HEADER = b"// krpc-lint fixture:"
 
 # A single-file fixture is named after its rule, not after its message, so KL752
@@ -133,6 +139,31 @@ def test_every_fixture_file_says_what_it_demonstrates() -> None:
     for path in _spec_files(FIXTURES):
         data = path.read_bytes()
         assert data.startswith(HEADER), f"{path} does not start with {HEADER.decode()!r}"
-        if path.is_relative_to(INVALID):
-            rule_id = path.relative_to(INVALID).parts[0].split("-", 1)[0]
+        for parent in (INVALID, COMPAT):
+            if not path.is_relative_to(parent):
+                continue
+            rule_id = path.relative_to(parent).parts[0].split("-", 1)[0]
             assert rule_id.encode() in data.splitlines()[0], f"{path}: the header does not name {rule_id}"
+
+
+# --- fixtures/compat ---------------------------------------------------------------------------
+# One directory per compat rule, ``<id>-<name>/old/`` and ``<id>-<name>/new/``: two revisions whose
+# comparison shows the rule at work (``krpc-lint compat DIR/old DIR/new``).
+
+
+def test_compat_fixtures_match_the_rules_exactly() -> None:
+    expected = {fixture_name(rule) for rule in COMPAT_RULES if rule.name not in COMPAT_WITHOUT_FIXTURE}
+    present = {p.name for p in COMPAT.iterdir() if p.is_dir() and p.name.startswith("KL")}
+    assert expected == present, f"missing: {sorted(expected - present)}; stale: {sorted(present - expected)}"
+
+
+@pytest.mark.parametrize("rule", [r for r in COMPAT_RULES if r.name not in COMPAT_WITHOUT_FIXTURE],
+                         ids=lambda r: r.id)
+def test_compat_fixture_triggers_its_rule(rule: Rule) -> None:
+    from linter.compat.api import compare
+
+    pair = COMPAT / fixture_name(rule)
+    report = compare(pair / "old", pair / "new", STRICT)
+    own = [f for f in report.findings if f.rule == rule.id]
+    assert own, f"{pair} does not trigger {rule.id} ({rule.name}); all findings:\n{format_findings(report.findings)}"
+    assert all(f.line >= 1 and f.col >= 1 and f.versions is not None for f in own)
