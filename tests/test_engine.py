@@ -299,3 +299,13 @@ def test_a_corrupt_cache_is_ignored(tmp_path):
         file.write_text(json.dumps({"version": 1, "dirs": {}, "files": {
             name: [digest, [["truncated row"]]] for name, (digest, _) in entries.items()}}))
     assert [f.rule for f in lint([tmp_path / "A.json"], Config(cache_dir=str(cache))).findings] == ["KL301"]
+
+
+def test_a_suppression_of_a_compat_rule_is_never_unused_for_lint():
+    # lint never runs the compat rules (KL1xxx): only `krpc-lint compat` can tell whether it is used
+    for name in ("KL1003", "field-retyped"):
+        text = with_line('  {"name": "MemberId", "type": "int64", "versions": "0+"} '
+                         f"// krpc-lint: ignore[{name}] int32 -> int64 before any client used it")
+        assert rules_of(lint_texts({"Example.json": text})) == []
+    lint_rule = with_line('  {"name": "MemberId", "type": "int64", "versions": "0+"} // krpc-lint: ignore[KL301] old')
+    assert rules_of(lint_texts({"Example.json": lint_rule})) == ["KL901"]

@@ -1,19 +1,58 @@
-"""Every rule's documented examples: each bad one is flagged by the rule, no good one is."""
+"""Every rule's documented examples: each bad one is flagged by the rule, no good one is.
+
+Lint rules lint their example files. Compat rules (``check: {compat: ...}``, KL1xxx) compare
+two revisions; their examples name the files of each side:
+
+* ``old.json`` / ``new.json``: one spec before and after the change (the same file on both
+  sides). A pair with only ``old.json`` means the file was removed, only ``new.json`` that it
+  was added.
+* ``old/<path>`` / ``new/<path>``: a file at ``<path>`` in the old / new revision, to show
+  renamed files or several files.
+"""
 
 from __future__ import annotations
 
 import pytest
 from conftest import format_findings
 
+from linter.compat.api import compare_texts
 from linter.engine.config import Config
 from linter.engine.rules import Example, Rule
 from linter.engine.runner import all_rules, lint_texts
 
 RULES = all_rules()
+COMPAT_FILE = "Example.json"  # what old.json and new.json are called in both revisions
+
+# Rules that cannot have a bad example, and why.
+NO_BAD_EXAMPLE = {
+    # Reported only when the codec's cross-decoding contradicts the layout comparison, i.e. for a
+    # mistake of the comparison itself: no known spec pair produces it.
+    "cross-check-divergence": "guards against engine mistakes; no pair is known to trigger it",
+}
+
+
+def compat_sides(example: Example) -> tuple[dict[str, str | bytes], dict[str, str | bytes]]:
+    """The old and new revision of a compat example, by the naming convention above."""
+    old: dict[str, str | bytes] = {}
+    new: dict[str, str | bytes] = {}
+    for name, text in example.files.items():
+        if name in ("old.json", "new.json"):
+            side, path = name[:3], COMPAT_FILE
+        elif name.startswith(("old/", "new/")) and len(name) > 4:
+            side, path = name[:3], name[4:]
+        else:
+            raise AssertionError(f"compat example file {name!r}: expected old.json, new.json, old/<path> or new/<path>")
+        (old if side == "old" else new)[path] = text
+    return old, new
 
 
 def _own_findings(rule: Rule, example: Example):
-    report = lint_texts(example.files, Config(profile="strict", select=(rule.id,)), complete=True)
+    config = Config(profile="strict", select=(rule.id,))
+    if rule.scope == "compat":
+        old, new = compat_sides(example)
+        report = compare_texts(old, new, config)
+    else:
+        report = lint_texts(example.files, config, complete=True)
     return report.findings, [f for f in report.findings if f.rule == rule.id]
 
 
@@ -28,7 +67,22 @@ def test_rules_are_loaded() -> None:
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)
 def test_rule_has_good_and_bad_examples(rule: Rule) -> None:
     kinds = {example.kind for example in rule.examples}
-    assert kinds >= {"bad", "good"}, f"{rule.id} ({rule.source}) has examples of kind(s) {sorted(kinds)} only"
+    expected = {"good"} if rule.scope == "compat" and rule.check["compat"] in NO_BAD_EXAMPLE else {"bad", "good"}
+    assert kinds >= expected, f"{rule.id} ({rule.source}) has examples of kind(s) {sorted(kinds)} only"
+
+
+def test_rules_without_bad_examples_are_known() -> None:
+    names = {rule.name: rule for rule in RULES}
+    for name in NO_BAD_EXAMPLE:
+        assert name in names and names[name].scope == "compat", f"NO_BAD_EXAMPLE names no compat rule {name!r}"
+        assert not [e for e in names[name].examples if e.kind == "bad"], f"{name} has a bad example now: drop it here"
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.scope == "compat"], ids=lambda r: r.id)
+def test_compat_examples_follow_the_naming_convention(rule: Rule) -> None:
+    for example in rule.examples:
+        old, new = compat_sides(example)
+        assert old or new, f"{rule.id} has an example with no files"
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)

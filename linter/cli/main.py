@@ -319,7 +319,7 @@ def explain_text(rule: Rule) -> str:
         examples = [example for example in rule.examples if example.kind == kind]
         for number, example in enumerate(examples, 1):
             label = f"{kind.capitalize()} example" + (f" {number}" if len(examples) > 1 else "")
-            if len(example.files) == 1:
+            if len(example.files) == 1 and rule.scope != "compat":  # compat: the file name says which side
                 body = next(iter(example.files.values()))
             else:
                 body = "\n".join(f"--- {name}\n{text.rstrip()}" for name, text in example.files.items())

@@ -106,7 +106,10 @@ def compare(old: Revision, new: Revision, *, released: Revision | None = None, w
             cross_check: int = DEFAULT_CROSS_CHECK, seed: int = 0) -> CompatResult:
     """Every change between two revisions, with witnesses for wire breaks and cross-checked verdicts."""
     results = []
+    unreadable = {"old": old.unreadable(), "new": new.unreadable()}
     for old_file, new_file in pair_messages(old.messages, new.messages):
+        if (new_file is None and old_file in unreadable["new"]) or (old_file is None and new_file in unreadable["old"]):
+            continue  # the other side's file exists but cannot be read: KL1091 says so, not added/removed
         pair = PairResult(old_file, new_file, old.messages.get(old_file), new.messages.get(new_file))
         _compare_pair(pair, old, released, witnesses, cross_check, seed)
         results.append(pair)

@@ -367,6 +367,10 @@ class MessageDiff:
                         f"but tag {x.tag} must never be reused in this struct", [version], x.spec.path, side="old")
 
     def _absent(self, a: StructLayout, b: StructLayout, path: str, version: int) -> None:
+        new_inlined = dict(b.inlined)
+        for where, spec in a.inlined:  # wrapper structs with no bytes of their own: source changes only
+            if where in new_inlined:
+                self._source(spec, new_inlined[where], path + where, version)
         new_absent = dict(b.absent)
         for where, spec in a.absent:
             if where in new_absent:
@@ -405,8 +409,8 @@ class MessageDiff:
             self.record("struct-moved", SOURCE, f"{where}: struct {y.type} moved to {to}", [version], y.path)
         if x.flexible_versions.given != y.flexible_versions.given or x.flexible_versions.text != y.flexible_versions.text:
             self.record("flexible-override-changed", SOURCE,
-                        f"{where}: field-level flexibleVersions {x.flexible_versions.text} -> "
-                        f"{y.flexible_versions.text} (same encoding at this version)", [version], y.path)
+                        f"{where}: field-level flexibleVersions {x.flexible_versions.text or '(none)'} -> "
+                        f"{y.flexible_versions.text or '(none)'} (same encoding at this version)", [version], y.path)
 
 
 def _nested(path: str, slot: Slot) -> str:

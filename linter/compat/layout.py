@@ -79,6 +79,7 @@ class StructLayout:
     tagged: dict[int, Slot]
     absent: tuple[tuple[str, FieldSpec], ...]
     signature: tuple = field(default=(), compare=False)
+    inlined: tuple[tuple[str, FieldSpec], ...] = ()  # wrapper structs flattened away (no bytes of their own)
 
     def names(self) -> set[str]:
         """Names of the fields present at this version (regular and tagged)."""
@@ -113,13 +114,14 @@ class LayoutBuilder:
         regular: list[Slot] = []
         tagged: dict[int, Slot] = {}
         absent: list[tuple[str, FieldSpec]] = []
-        self._collect(fields, version, "", (regular, tagged, absent), depth)
+        inlined: list[tuple[str, FieldSpec]] = []
+        self._collect(fields, version, "", (regular, tagged, absent, inlined), depth)
         flexible = self.flexible(version)
         signature = (flexible, tuple(s.signature for s in regular), tuple((t, tagged[t].signature) for t in sorted(tagged)))
-        return StructLayout(name, flexible, tuple(regular), tagged, tuple(absent), signature)
+        return StructLayout(name, flexible, tuple(regular), tagged, tuple(absent), signature, tuple(inlined))
 
     def _collect(self, fields: tuple[FieldSpec, ...], version: int, prefix: str, out: tuple, depth: int) -> None:
-        regular, tagged, absent = out
+        regular, tagged, absent, inlined = out
         flexible = self.flexible(version)
         for spec in fields:
             if spec.type is None or not spec.name:
@@ -131,6 +133,7 @@ class LayoutBuilder:
             is_tagged = spec.tag is not None and (spec.tagged_versions or NONE).contains(version)
             nullable = (spec.nullable_versions or NONE).contains(version)
             if spec.type.is_struct and not nullable and not is_tagged and not flexible:
+                inlined.append((where, spec))
                 self._collect(self._members(spec), version, where + ".", out, depth + 1)  # inline: no bytes of its own
                 continue
             slot = self._slot(spec, where, version, nullable, spec.tag if is_tagged else None, depth)

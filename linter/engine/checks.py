@@ -13,6 +13,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from linter.engine.context import DirectoryContext, FileContext, Hit
@@ -822,10 +823,23 @@ def pair_agrees(directory: DirectoryContext, options: dict[str, Any]) -> Iterato
 
 @check("unused-suppression", scope="meta")
 def unused_suppression(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
-    """A suppression comment that silenced nothing is stale and hides future problems."""
+    """A suppression comment that silenced nothing is stale and hides future problems.
+
+    One that names a compat rule (KL1xxx) is left alone: lint never runs those, ``krpc-lint compat`` uses it.
+    """
+    compat = _compat_rule_keys()
     for item in getattr(ctx, "suppressions", ()):
-        if item.reason and not item.used:
+        if item.reason and not item.used and not compat.intersection(item.rules):
             yield Hit((), f"suppression of {', '.join(item.rules)} matches no finding", position=(item.line, item.col))
+
+
+@lru_cache(maxsize=1)
+def _compat_rule_keys() -> frozenset[str]:
+    """Ids and names of the built-in compat rules (``check: {compat: ...}``)."""
+    from linter.engine.rules import builtin_pack_dir, load_pack
+
+    return frozenset(key for rule in load_pack(builtin_pack_dir()) if rule.scope == "compat"
+                     for key in (rule.id, rule.name))
 
 
 @check("suppression-reason", scope="meta")

@@ -37,7 +37,14 @@ def all_rules(config: Config | None = None) -> list[Rule]:
             if key in seen and seen[key] is not rule:
                 raise UsageError(f"{rule.source}: rule {key} is already defined in {seen[key].source}")
             seen[key] = rule
-    return sorted(rules, key=lambda r: r.id)
+    return sorted(rules, key=lambda r: rule_order(r.id))
+
+
+def rule_order(rule_id: str) -> tuple:
+    """KL005 < KL101 < KL1001: ids compare by their prefix, then by their number."""
+    prefix = rule_id.rstrip("0123456789")
+    number = rule_id[len(prefix):]
+    return (prefix, int(number) if number else -1, rule_id)
 
 
 def select_rules(config: Config) -> RuleSet:

@@ -7,32 +7,61 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from linter.engine.rules import Rule
+from linter.engine.rules import Example, Rule
 from linter.engine.runner import all_rules
 
 _CATEGORY_TITLES = {
     "syntax": "Syntax", "structure": "Structure", "versions": "Versions", "fields": "Fields and types",
     "tagged-fields": "Tagged fields (KIP-482)", "defaults": "Defaults", "structs": "Structs",
     "messages": "Messages and cross-file", "style": "Style", "meta": "Suppressions",
+    # compat rules (``krpc-lint compat``): one category per verdict of the comparison
+    "WIRE_BREAKING": "Compatibility: wire-breaking", "NULLABILITY_WIDENED": "Compatibility: nullability widened",
+    "NULLABILITY_NARROWED": "Compatibility: nullability narrowed", "DEFAULT_CHANGED": "Compatibility: default changed",
+    "VERSION_DROPPED": "Compatibility: versions dropped", "MAX_VERSION_LOWERED": "Compatibility: maximum version lowered",
+    "TAG_REMOVED": "Compatibility: tag removed", "SOURCE_ONLY": "Compatibility: source-only changes",
+    "SAFE": "Compatibility: safe changes", "input": "Compatibility: input",
 }
+_ONE_SIDED = {"old.json": "new.json: none (the file is removed)", "new.json": "old.json: none (the file is new)"}
 
 
 def _profiles(rule: Rule) -> str:
     return ", ".join(rule.profiles)
 
 
+def _code(text: str | bytes) -> list[str]:
+    shown = text if isinstance(text, str) else f"(bytes) {text.hex()}"
+    return ["```json", shown.rstrip(), "```"]
+
+
+def _compat_example(example: Example) -> list[str]:
+    """A pair of revisions: each file under its name (old.json, new.json, old/<path>, new/<path>)."""
+    lines = []
+    if len(example.files) == 1 and next(iter(example.files)) == "new.json":
+        lines += [_ONE_SIDED["new.json"], ""]
+    for index, (name, text) in enumerate(example.files.items()):
+        lines += ([""] if index else []) + [f"{name}:", ""] + _code(text)
+    if len(example.files) == 1 and next(iter(example.files)) == "old.json":
+        lines += ["", _ONE_SIDED["old.json"]]
+    return lines
+
+
 def _example_block(rule: Rule, kind: str) -> list[str]:
     lines = []
-    for example in (e for e in rule.examples if e.kind == kind):
+    examples = [e for e in rule.examples if e.kind == kind]
+    if not examples:
+        return ["(no example: see above)"]
+    for index, example in enumerate(examples):
+        if rule.scope == "compat":
+            lines += ([""] if index else []) + _compat_example(example)
+            continue
         for name, text in example.files.items():
-            shown = text if isinstance(text, str) else f"(bytes) {text.hex()}"
             label = f"{name}: " if len(example.files) > 1 else ""
-            lines += [f"{label}", "```json", shown.rstrip(), "```"] if label else ["```json", shown.rstrip(), "```"]
+            lines += [f"{label}", *_code(text)] if label else _code(text)
     return lines
 
 
 def render_rules_markdown(rules: list[Rule] | None = None) -> str:
-    rules = rules if rules is not None else all_rules()
+    rules = rules if rules is not None else all_rules()  # in id order: KL1001 after KL901
     out = [
         "# Rules",
         "",
@@ -41,6 +70,11 @@ def render_rules_markdown(rules: list[Rule] | None = None) -> str:
         "Profiles: `kafka` is exactly the set of checks Kafka's message generator (trunk, 2024-10) enforces; "
         "`recommended` (the default) adds checks Kafka misses; `strict` adds style. "
         "`krpc-lint rules explain ID` prints any rule with its examples.",
+        "",
+        "Rules KL1001 and up are used by `krpc-lint compat OLD NEW`, never by `krpc-lint lint`: each names one kind "
+        "of change between two revisions of the specs, and its category is the compatibility verdict. For them "
+        "`kafka` reports what can break peers or stored data, `recommended` adds source-only changes and `strict` "
+        "also lists safe ones. Their examples are pairs: `old.json` before and `new.json` after the change.",
         "",
         "| id | name | severity | profiles | title |",
         "| --- | --- | --- | --- | --- |",
