@@ -144,3 +144,22 @@ def test_other_formats(tmp_path: Path, fmt: str) -> None:
     old, new = _specs(tmp_path, "old", OLD), _specs(tmp_path, "new", RETYPED)
     code, out, _ = _run("compat", "--format", fmt, str(old), str(new))
     assert code == 1 and "KL1003" in out
+
+
+def test_released_ref_decides_which_versions_are_frozen(tmp_path: Path) -> None:
+    """v2 exists in OLD but not in the release tag: a break confined to v2 is informational."""
+    repo = _specs(tmp_path, "repo", OLD)
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "release")
+    _git(repo, "tag", "v1.0")
+    (repo / "WidgetRequest.json").write_text(GROWN)
+    _git(repo, "commit", "-qam", "v2 in development")
+    (repo / "WidgetRequest.json").write_text(GROWN.replace('"Extra", "type": "int16"', '"Extra", "type": "int32"'))
+    code, out, _ = _run("compat", "--format", "json", "--against", "HEAD", "--released", "v1.0", cwd=repo)
+    findings = json.loads(out)["findings"]
+    assert code == 0
+    assert [(f["rule"], f["versions"], f["released"], f["severity"]) for f in findings] == [
+        ("KL1003", [2], False, "info")]
+    code, out, _ = _run("compat", "--format", "json", "--against", "HEAD", cwd=repo)
+    assert code == 1 and json.loads(out)["findings"][0]["released"] is True
