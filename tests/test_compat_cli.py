@@ -163,3 +163,11 @@ def test_released_ref_decides_which_versions_are_frozen(tmp_path: Path) -> None:
         ("KL1003", [2], False, "info")]
     code, out, _ = _run("compat", "--format", "json", "--against", "HEAD", cwd=repo)
     assert code == 1 and json.loads(out)["findings"][0]["released"] is True
+
+
+def test_inline_suppression_in_the_new_file(tmp_path: Path) -> None:
+    old = _specs(tmp_path, "old", OLD)
+    suppressed = "// krpc-lint: ignore-file[KL1003] Id is widened on purpose; every client upgrades together\n" + RETYPED
+    new = _specs(tmp_path, "new", suppressed)
+    code, out, _ = _run("compat", str(old), str(new))
+    assert (code, out.strip()) == (0, "All checks passed: 1 file (1 suppressed).")

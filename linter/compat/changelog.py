@@ -143,7 +143,7 @@ def _evolution(message: MessageSpec, versions: list[int]) -> dict[int, list[str]
                 notes.setdefault(version, []).append("switches to the flexible encoding (KIP-482): compact "
                                                      "lengths and tagged fields")
             else:
-                diff._struct(layouts.build(below), layouts.build(version), "", version)
+                diff.compare_layouts(layouts.build(below), layouts.build(version), version)
         except LayoutError as exc:
             notes[version] = [f"cannot describe: {exc}"]
             continue

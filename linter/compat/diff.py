@@ -208,6 +208,10 @@ class MessageDiff:
 
     # --- structs --------------------------------------------------------------------------------
 
+    def compare_layouts(self, a: StructLayout, b: StructLayout, version: int) -> None:
+        """Record the changes between two layouts (of two revisions, or of two versions of one)."""
+        self._struct(a, b, "", version)
+
     def _struct(self, a: StructLayout, b: StructLayout, path: str, version: int) -> None:
         self._regular(a, b, path, version)
         self._tagged(a, b, path, version)

@@ -15,7 +15,7 @@ from linter.engine.config import Config
 from linter.engine.context import FileContext
 from linter.engine.findings import Finding, Report
 from linter.engine.rules import Rule, RuleSet
-from linter.engine.runner import _apply_path_overrides, _suppress, select_rules
+from linter.engine.runner import apply_path_overrides, select_rules, suppress_inline
 from linter.engine.suppress import apply_baseline, read_baseline
 
 INPUT_RULE = "compat-input-invalid"
@@ -49,8 +49,8 @@ def to_report(result: CompatResult, config: Config | None = None) -> Report:
     report = Report(files=len(result.new.files))
     for path, items in findings.items():
         ctx = contexts.get(path)
-        report.findings.extend(_suppress(ctx, items, report) if ctx is not None else items)
-    report.findings = _apply_path_overrides(report.findings, config, ruleset)
+        report.findings.extend(suppress_inline(ctx, items, report) if ctx is not None else items)
+    report.findings = apply_path_overrides(report.findings, config, ruleset)
     if config.baseline:
         report.findings, report.baselined = apply_baseline(report.findings, read_baseline(config.baseline))
     report.findings.sort()

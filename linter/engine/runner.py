@@ -163,11 +163,11 @@ def lint_contexts(contexts: list[FileContext], ruleset: RuleSet, config: Config,
     meta_rules = ruleset.of_scope("meta")
     report = Report(files=len(contexts))
     for ctx in contexts:
-        kept = _suppress(ctx, by_file[ctx.path], report)
+        kept = suppress_inline(ctx, by_file[ctx.path], report)
         for rule in meta_rules:
             kept.extend(_findings(ctx, rule, _run(rule, ctx), ruleset))
         report.findings.extend(kept)
-    report.findings = _apply_path_overrides(report.findings, config, ruleset)
+    report.findings = apply_path_overrides(report.findings, config, ruleset)
     if config.baseline:
         report.findings, report.baselined = apply_baseline(report.findings, read_baseline(config.baseline))
     report.findings.sort()
@@ -254,7 +254,7 @@ def _findings(ctx: FileContext, rule: Rule, hits: Iterable[Hit], ruleset: RuleSe
     return out
 
 
-def _suppress(ctx: FileContext, findings: list[Finding], report: Report) -> list[Finding]:
+def suppress_inline(ctx: FileContext, findings: list[Finding], report: Report) -> list[Finding]:
     document = ctx.document
     suppressions = parse_suppressions(document.text, document.line_col) if document.text else []
     ctx.suppressions = suppressions  # read by the meta rules
@@ -272,7 +272,7 @@ def _suppress(ctx: FileContext, findings: list[Finding], report: Report) -> list
     return kept
 
 
-def _apply_path_overrides(findings: list[Finding], config: Config, ruleset: RuleSet) -> list[Finding]:
+def apply_path_overrides(findings: list[Finding], config: Config, ruleset: RuleSet) -> list[Finding]:
     if not config.per_path:
         return findings
     out = []
