@@ -78,46 +78,56 @@ def _file(rel: str, message: MessageSpec) -> object:
     return rel
 
 
-def unreleased_versions(revision: Revision, message: MessageSpec) -> frozenset[int]:
-    """A request marked ``latestVersionUnstable`` has not shipped its top version; its response follows it."""
-    request = message
-    if message.type == "response":
-        request = next((m for m in revision.messages.values()
-                        if m.type == "request" and m.api_key == message.api_key), None)
-    if request is None or not request.latest_version_unstable or request.versions is None:
-        return frozenset()
-    return frozenset({request.versions.highest})
+class Unreleased:
+    """Which versions of the old revision's messages never shipped, worked out once per comparison.
 
+    Without a release: a request marked ``latestVersionUnstable`` has not shipped its top version,
+    and its response follows it. With ``--released`` specs: a version shipped when the release has
+    the message (paired as revisions are) at that version and does not mark it unstable.
+    """
 
-def released_from(release: Revision, old: MessageSpec) -> frozenset[int]:
-    """Versions of ``old`` that did not ship in ``release`` (``--released REF``)."""
-    shipped = None
-    for rel_old, rel_new in pair_messages({"old": old}, release.messages):
-        if rel_old == "old" and rel_new is not None:
-            shipped = release.messages[rel_new]
-    versions = old.versions or NONE
-    if shipped is None or shipped.versions is None:
-        return frozenset(versions)
-    stable = set(shipped.versions) - unreleased_versions(release, shipped)
-    return frozenset(v for v in versions if v not in stable)
+    def __init__(self, old: Revision, release: Revision | None) -> None:
+        self.release = release
+        source = release if release is not None else old
+        self._unstable_tops = {m.api_key: m.versions.highest for m in source.messages.values()
+                               if m.type == "request" and m.latest_version_unstable and m.versions is not None}
+        self._shipped: dict[str, MessageSpec] = {}
+        if release is not None:
+            self._shipped = {o: release.messages[r] for o, r in pair_messages(old.messages, release.messages)
+                             if o is not None and r is not None}
+
+    def unstable(self, message: MessageSpec) -> frozenset[int]:
+        if message.type not in ("request", "response") or message.api_key not in self._unstable_tops:
+            return frozenset()
+        return frozenset({self._unstable_tops[message.api_key]})
+
+    def of(self, old_file: str, message: MessageSpec) -> frozenset[int]:
+        if self.release is None:
+            return self.unstable(message)
+        versions = message.versions or NONE
+        shipped = self._shipped.get(old_file)
+        if shipped is None or shipped.versions is None:
+            return frozenset(versions)
+        stable = set(shipped.versions) - self.unstable(shipped)
+        return frozenset(v for v in versions if v not in stable)
 
 
 def compare(old: Revision, new: Revision, *, released: Revision | None = None, witnesses: bool = True,
             cross_check: int = DEFAULT_CROSS_CHECK, seed: int = 0) -> CompatResult:
     """Every change between two revisions, with witnesses for wire breaks and cross-checked verdicts."""
     results = []
+    unreleased = Unreleased(old, released)
     unreadable = {"old": old.unreadable(), "new": new.unreadable()}
     for old_file, new_file in pair_messages(old.messages, new.messages):
         if (new_file is None and old_file in unreadable["new"]) or (old_file is None and new_file in unreadable["old"]):
             continue  # the other side's file exists but cannot be read: KL1091 says so, not added/removed
         pair = PairResult(old_file, new_file, old.messages.get(old_file), new.messages.get(new_file))
-        _compare_pair(pair, old, released, witnesses, cross_check, seed)
+        _compare_pair(pair, unreleased, witnesses, cross_check, seed)
         results.append(pair)
     return CompatResult(old, new, results)
 
 
-def _compare_pair(pair: PairResult, old_rev: Revision, released: Revision | None, witnesses: bool,
-                  cross_check: int, seed: int) -> None:
+def _compare_pair(pair: PairResult, unreleased: Unreleased, witnesses: bool, cross_check: int, seed: int) -> None:
     diff = MessageDiff(pair.old, pair.new)
     try:
         changes = diff.run()
@@ -131,9 +141,7 @@ def _compare_pair(pair: PairResult, old_rev: Revision, released: Revision | None
         pair.error = str(exc)
         return
     if pair.old is not None:
-        unreleased = (released_from(released, pair.old) if released is not None
-                      else unreleased_versions(old_rev, pair.old))
-        changes = _split_released(changes, unreleased)
+        changes = _split_released(changes, unreleased.of(pair.old_file, pair.old))
     pair.changes = changes
 
 
