@@ -57,7 +57,8 @@ def _short_labels(revisions):
 @click.command("compat")
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--against", metavar="REF", default=None,
-              help="Compare the git revision REF (old) with the working tree (new) at PATHS (default: .).")
+              help="Compare the git revision REF (old) with the working tree (new) at PATHS "
+                   "(default: Kafka's spec directories, else .).")
 @click.option("--released", metavar="REF", default=None,
               help="Versions shipped in this git revision are frozen; changes to others are informational.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)

@@ -8,6 +8,7 @@ so a large tree costs no process per file and a hostile blob no unbounded memory
 
 from __future__ import annotations
 
+import glob
 import os
 import posixpath
 import re
@@ -53,7 +54,8 @@ def against(
 ) -> tuple[Revision, Revision]:
     """``(REF, working tree)`` at the same ``paths``, keyed alike (relative to cwd) so files pair up.
 
-    A path may be missing on one side (added or deleted since REF), not on both.
+    A path may be missing on one side (added or deleted since REF), not on both. Without
+    ``paths``: Kafka's spec directories in the working tree when there are any, else ``.``.
     """
     base = _base(cwd)
     _check_ref(ref)
@@ -61,7 +63,7 @@ def against(
     tree = git.tree(ref)
     old: dict[str, str] = {}
     new: dict[str, bytes] = {}
-    for arg in paths or (".",):
+    for arg in paths or kafka_spec_dirs(base) or (".",):
         key = _relative(arg, base)
         on_disk = _working_files(os.path.join(base, key), key)
         at_ref = git.entries(tree, git.repo_path(key, from_cwd=True), key)
@@ -75,6 +77,22 @@ def against(
 
 
 # -- disk ---------------------------------------------------------------------------------
+
+
+def kafka_spec_dirs(base: str) -> list[str]:
+    """The spec directories of a Kafka checkout: ``[module/]src/{main,test}/resources/common/{message,metadata}``.
+
+    Other JSON in a repository (build files, test data) is not a spec, so a whole checkout is
+    never read as one.
+    """
+    found = []
+    for pattern in ("src/*/resources/common/*", "*/src/*/resources/common/*"):
+        for path in sorted(glob.glob(pattern, root_dir=base)):
+            parts = path.split(os.sep)
+            if parts[-4] in ("main", "test") and parts[-1] in ("message", "metadata") \
+                    and os.path.isdir(os.path.join(base, path)):
+                found.append(path.replace(os.sep, "/"))
+    return found
 
 
 def _base(cwd: str | os.PathLike[str] | None) -> str:
