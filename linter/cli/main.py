@@ -162,8 +162,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
     report = lint(paths, config)
     rules = None
     if fmt == "sarif":
-        ruleset = select_rules(config)
-        rules = {rule.id: replace(rule, severity=ruleset.severity_of(rule)) for rule in ruleset.rules}
+        rules = select_rules(config).effective()
     if color is None:
         color = output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     color = color and fmt == "text"

@@ -11,7 +11,7 @@ import hashlib
 import json
 import os
 import string
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -264,6 +264,11 @@ class RuleSet:
 
     def severity_of(self, rule: Rule) -> str:
         return self.severity.get(rule.id, rule.severity)
+
+    def effective(self, scope: str | None = None) -> dict[str, Rule]:
+        """id -> rule with its effective severity (all rules, or one scope): what SARIF describes."""
+        rules = self.rules if scope is None else self.of_scope(scope)
+        return {rule.id: replace(rule, severity=self.severity_of(rule)) for rule in rules}
 
     def of_scope(self, scope: str) -> list[Rule]:
         """The rules that run per file, per directory or on the run itself ("meta"), worked out once."""

@@ -1,0 +1,234 @@
+"""The GitHub Action (``action.yml``): lint and compat in one step, for a pull request or a push.
+
+``action.yml`` runs ``python -m linter.cli.action`` with its inputs in ``INPUT_PATHS``,
+``INPUT_AGAINST``, ``INPUT_FAIL_ON``, ``INPUT_CONFIG`` and ``INPUT_SARIF_FILE``, in the
+checkout (the working directory). The run's context comes from what every runner sets:
+``GITHUB_EVENT_NAME``/``GITHUB_EVENT_PATH`` (the base to compare against), ``GITHUB_STEP_SUMMARY``
+(the Markdown job summary) and ``GITHUB_OUTPUT`` (the step's outputs).
+
+What it prints: one workflow command per finding (``::error file=...,line=...,col=...``), so
+findings appear inline on the pull request's diff, then the text reports in collapsed groups.
+Exit codes as the CLI's: 0, 1 when a finding reaches the fail level, 2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from linter.compat.api import compare_result
+from linter.compat.changelog import Changelog, changelog
+from linter.compat.report import compat_ruleset, to_report
+from linter.compat.sources import SourceError, against, kafka_spec_dirs
+from linter.engine.config import Config, ConfigError, load_config
+from linter.engine.findings import Report
+from linter.engine.levels import SEVERITIES
+from linter.engine.runner import UsageError, lint, select_rules
+from linter.report.formats import escape_data, render_github, render_sarif, render_text, rule_label, summary_line
+
+NO_COMMIT = "0" * 40
+MAX_TABLE_ROWS = 300
+MAX_CHANGELOG_CHARS = 200_000  # the job summary is capped at 1 MiB per step
+
+
+class ActionError(Exception):
+    """A problem with the inputs or the checkout: printed as an ``::error::`` and exit 2."""
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The action's inputs; empty strings mean "not given", as GitHub passes them."""
+
+    paths: tuple[str, ...] = ()
+    against: str = ""
+    fail_on: str = ""
+    config: str = ""
+    sarif_file: str = ""
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Inputs:
+        fail_on = env.get("INPUT_FAIL_ON", "").strip()
+        if fail_on and fail_on not in SEVERITIES:
+            raise ActionError(f"fail-on must be one of {', '.join(SEVERITIES)}, not {fail_on!r}")
+        return cls(paths=tuple(env.get("INPUT_PATHS", "").split()), against=env.get("INPUT_AGAINST", "").strip(),
+                   fail_on=fail_on, config=env.get("INPUT_CONFIG", "").strip(),
+                   sarif_file=env.get("INPUT_SARIF_FILE", "").strip())
+
+
+def base_of_event(env: Mapping[str, str]) -> tuple[str, str] | None:
+    """(commit, why) to compare against: the pull request's base, a merge group's base, a push's parent.
+
+    Other events (a schedule, a manual run) have no base: give ``against`` for those.
+    """
+    path = env.get("GITHUB_EVENT_PATH")
+    if not path or not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8") as handle:
+        event = json.load(handle)
+    name = env.get("GITHUB_EVENT_NAME", "")
+    if name in ("pull_request", "pull_request_target"):
+        return event["pull_request"]["base"]["sha"], "the pull request's base"
+    if name == "merge_group":
+        return event["merge_group"]["base_sha"], "the merge group's base"
+    if name == "push" and event.get("before") and event["before"] != NO_COMMIT:
+        return event["before"], "the commit before the push"
+    return None
+
+
+def _git(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], capture_output=True, text=True)
+
+
+def ensure_commit(ref: str) -> None:
+    """Fetch ``ref`` when a shallow checkout (actions/checkout's default depth 1) lacks it."""
+    if ref.startswith("-"):
+        raise ActionError(f"against: {ref!r} is not a git revision")
+    if _git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").returncode == 0:
+        return
+    fetched = _git("fetch", "--quiet", "--no-tags", "--depth=1", "origin", ref)
+    if fetched.returncode != 0:
+        raise ActionError(f"cannot find or fetch {ref} to compare against ({fetched.stderr.strip() or 'no origin'}); "
+                          "check out with `fetch-depth: 0` in actions/checkout, or set `against`")
+
+
+@dataclass
+class Outcome:
+    """What one run found: the two reports, the changelog of the change and the base it was against."""
+
+    lint: Report
+    compat: Report | None
+    changelog: Changelog | None
+    base: str
+    why: str
+    fail_on: str
+
+    @property
+    def findings(self) -> list:
+        return sorted(self.lint.findings + (self.compat.findings if self.compat else []))
+
+    def failed(self) -> bool:
+        return self.lint.failed(self.fail_on) or bool(self.compat and self.compat.failed(self.fail_on))
+
+
+def check(inputs: Inputs, env: Mapping[str, str]) -> Outcome:
+    """Lint the paths, and compare them with the base when there is one."""
+    config = _config(inputs)
+    paths = list(inputs.paths) or kafka_spec_dirs(".") or ["."]
+    lint_report = lint(paths, config)
+    base, why = (inputs.against, "the `against` input") if inputs.against else (base_of_event(env) or ("", ""))
+    if not base:
+        return Outcome(lint_report, None, None, "", "", config.fail_on)
+    ensure_commit(base)
+    old, new = against(base, paths)
+    old, new = replace(old, label=_short(base)), replace(new, label="this change")
+    result = compare_result(old, new)
+    return Outcome(lint_report, to_report(result, config), changelog(old, new, result), base, why, config.fail_on)
+
+
+def _config(inputs: Inputs) -> Config:
+    config = load_config(inputs.config or None)
+    return config.with_overrides(fail_on=inputs.fail_on or None)
+
+
+def _short(ref: str) -> str:
+    return ref[:12] if len(ref) == 40 and all(c in "0123456789abcdef" for c in ref) else ref
+
+
+# --- output ----------------------------------------------------------------------------------
+
+
+def log(outcome: Outcome) -> str:
+    """Annotations first (GitHub reads them anywhere in the log), then each report in a group."""
+    parts = [render_github(Report(outcome.findings))]
+    parts += ["::group::krpc-lint lint\n", render_text(outcome.lint), "::endgroup::\n"]
+    if outcome.compat is None:
+        parts.append("::notice title=krpc-lint::no base commit to compare against (not a pull request or push); "
+                     "set the `against` input to run compat\n")
+    else:
+        parts += [f"::group::krpc-lint compat against {outcome.base}\n", render_text(outcome.compat),
+                  "::endgroup::\n"]
+    return "".join(parts)
+
+
+def job_summary(outcome: Outcome) -> str:
+    """The Markdown job summary: the verdict, a findings table, and the protocol changelog of the change."""
+    findings = outcome.findings
+    verdict = "❌ Fails" if outcome.failed() else "✅ Passes"
+    lines = ["## krpc-lint", "", f"{verdict} at `{outcome.fail_on}`.", "", f"- **lint**: {summary_line(outcome.lint)}"]
+    if outcome.compat is None:
+        lines.append("- **compat**: not run, no base commit to compare against (set the `against` input).")
+    else:
+        lines.append(f"- **compat** with `{_short(outcome.base)}` ({outcome.why}): {summary_line(outcome.compat)}")
+    lines.append("")
+    if findings:
+        lines += ["| Severity | Location | Rule | Message |", "| --- | --- | --- | --- |"]
+        lines += [f"| {f.severity} | `{f.path}:{f.line}:{f.col}` | {_cell(rule_label(f))} | {_cell(f.message)} |"
+                  for f in findings[:MAX_TABLE_ROWS]]
+        if len(findings) > MAX_TABLE_ROWS:
+            lines.append(f"\n… and {len(findings) - MAX_TABLE_ROWS} more: see the step's log or the SARIF file.")
+        lines.append("")
+    if outcome.changelog is not None:
+        lines += ["### Protocol changelog of this change", ""]
+        lines.append(_changelog_section(outcome.changelog) if outcome.changelog.entries
+                     else "No API or record changed.\n")
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _changelog_section(log: Changelog) -> str:
+    """The changelog, its headings two levels down, folded away when long."""
+    body = "\n".join(f"##{line}" if line.startswith("#") else line for line in log.to_markdown().splitlines())
+    if len(body) > MAX_CHANGELOG_CHARS:
+        body = body[:MAX_CHANGELOG_CHARS].rsplit("\n", 1)[0] + "\n\n… (cut: run `krpc-lint changelog` for all of it)"
+    count = len(log.entries)
+    what = "1 API or record changed" if count == 1 else f"{count} APIs and records changed"
+    return f"<details><summary>{what}</summary>\n\n{body}\n\n</details>\n"
+
+
+def sarif(outcome: Outcome, inputs: Inputs) -> str:
+    """One SARIF run with the lint and compat findings, for code scanning."""
+    config = _config(inputs)
+    rules = {**select_rules(config).effective(), **compat_ruleset(config)[0].effective("compat")}
+    return render_sarif(Report(outcome.findings), rules)
+
+
+def _append(path: str | None, text: str) -> None:
+    if path:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(text)
+
+
+def outputs(outcome: Outcome, inputs: Inputs) -> str:
+    counts = Report(outcome.findings).summary
+    return "".join(f"{key}={value}\n" for key, value in {
+        "findings": counts["findings"], "errors": counts["errors"], "warnings": counts["warnings"],
+        "sarif-file": inputs.sarif_file, "failed": str(outcome.failed()).lower()}.items())
+
+
+def run(env: Mapping[str, str]) -> int:
+    """The whole action; returns the exit code."""
+    try:
+        inputs = Inputs.from_env(env)
+        outcome = check(inputs, env)
+    except (ActionError, ConfigError, UsageError, SourceError) as exc:
+        sys.stdout.write(f"::error title=krpc-lint::{escape_data(str(exc))}\n")
+        return 2
+    sys.stdout.write(log(outcome))
+    _append(env.get("GITHUB_STEP_SUMMARY"), job_summary(outcome))
+    _append(env.get("GITHUB_OUTPUT"), outputs(outcome, inputs))
+    if inputs.sarif_file:
+        Path(inputs.sarif_file).parent.mkdir(parents=True, exist_ok=True)
+        Path(inputs.sarif_file).write_text(sarif(outcome, inputs), encoding="utf-8")
+    return 1 if outcome.failed() else 0
+
+
+if __name__ == "__main__":
+    sys.exit(run(os.environ))

@@ -1,0 +1,225 @@
+"""The GitHub Action, run step by step in a shell as a runner would run it.
+
+``action.yml``'s steps are read from the file; their ``${{ inputs.* }}`` expressions are filled in
+from the inputs the test gives (else the action's defaults) and every other variable is one a
+runner sets (``GITHUB_*``, ``RUNNER_TEMP``). The install step runs once per session (a real
+virtual environment with krpc-lint installed from this checkout); each test then runs the
+check step on a temporary repository with a base and a head commit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+from conftest import REPO_ROOT
+from gitrepo import commit, git, isolate_git, write
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+SPEC_DIR = "clients/src/main/resources/common/message"
+DEMO = REPO_ROOT / "fixtures" / "compat" / "demo"
+BAD_SPEC = REPO_ROOT / "fixtures" / "invalid" / "KL301-field-name-pattern.json"
+RETYPE = (f"::error file={SPEC_DIR}/WidgetFetchRequest.json,line=24,col=36,title=KL1003 [field-retyped]::"
+          "WidgetFetchRequest (v0-3): MaxWaitMs: int32 -> int64")
+EXPRESSION = re.compile(r"\$\{\{\s*([^}]*?)\s*\}\}")
+
+
+def _action() -> dict[str, Any]:
+    return YAML(typ="safe").load(REPO_ROOT / "action.yml")
+
+
+def _fill(value: str, inputs: dict[str, str]) -> str:
+    """``${{ inputs.NAME }}`` -> the input; any other expression fails the test (the steps must not need it)."""
+    def one(match: re.Match[str]) -> str:
+        expression = match[1]
+        assert expression.startswith("inputs."), f"action.yml uses {expression!r}: the test cannot evaluate it"
+        return inputs[expression.removeprefix("inputs.")]
+    return EXPRESSION.sub(one, str(value))
+
+
+def _run_step(step: dict[str, Any], inputs: dict[str, str], env: dict[str, str], cwd: Path):
+    assert step["shell"] == "bash" and "uses" not in step
+    defaults = {name: str(spec.get("default", "")) for name, spec in _action()["inputs"].items()}
+    unknown = set(inputs) - set(defaults)
+    assert not unknown, f"not inputs of action.yml: {unknown}"
+    step_env = {name: _fill(value, {**defaults, **inputs}) for name, value in (step.get("env") or {}).items()}
+    assert not EXPRESSION.search(step["run"]), "inputs must reach the script through env, not the script text"
+    return subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], cwd=cwd,
+                          env={**env, **step_env}, capture_output=True, text=True, timeout=900)
+
+
+@pytest.fixture(scope="session")
+def runner_temp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """RUNNER_TEMP after the install step: krpc-lint in its own virtual environment."""
+    temp = tmp_path_factory.mktemp("runner-temp")
+    install = _action()["runs"]["steps"][0]
+    env = {**os.environ, "RUNNER_TEMP": str(temp), "GITHUB_ACTION_PATH": str(REPO_ROOT)}
+    result = _run_step(install, {}, env, temp)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("krpc-lint "), result.stdout
+    return temp
+
+
+class Runner:
+    """One job: a repository, the files a runner provides, and the check step's results."""
+
+    def __init__(self, root: Path, runner_temp: Path) -> None:
+        self.repo = root / "repo"
+        self.files = root / "runner"
+        self.files.mkdir()
+        self.summary = self.files / "step_summary.md"
+        self.output = self.files / "output.txt"
+        self.event = self.files / "event.json"
+        self.runner_temp = runner_temp
+
+    def env(self, event_name: str, event: dict[str, Any]) -> dict[str, str]:
+        self.event.write_text(json.dumps(event))
+        return {
+            **os.environ, "CI": "true", "GITHUB_ACTIONS": "true", "RUNNER_TEMP": str(self.runner_temp),
+            "GITHUB_ACTION_PATH": str(REPO_ROOT), "GITHUB_WORKSPACE": str(self.repo),
+            "GITHUB_EVENT_NAME": event_name, "GITHUB_EVENT_PATH": str(self.event),
+            "GITHUB_SHA": git(self.repo, "rev-parse", "HEAD").strip(), "GITHUB_REPOSITORY": "acme/specs",
+            "GITHUB_STEP_SUMMARY": str(self.summary), "GITHUB_OUTPUT": str(self.output),
+        }
+
+    def check(self, event_name: str, event: dict[str, Any], **inputs: str) -> subprocess.CompletedProcess[str]:
+        self.summary.write_text("")
+        self.output.write_text("")
+        check_step = _action()["runs"]["steps"][1]
+        return _run_step(check_step, {k.replace("_", "-"): v for k, v in inputs.items()},
+                         self.env(event_name, event), self.repo)
+
+    def outputs(self) -> dict[str, str]:
+        return dict(line.split("=", 1) for line in self.output.read_text().splitlines())
+
+
+@pytest.fixture
+def runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runner_temp: Path) -> Runner:
+    isolate_git(monkeypatch, tmp_path)
+    job = Runner(tmp_path, runner_temp)
+    job.repo.mkdir()
+    git(job.repo, "init", "-q", "-b", "main")
+    return job
+
+
+def _specs(repo: Path, source: Path) -> None:
+    for spec in source.glob("*.json"):
+        write(repo, f"{SPEC_DIR}/{spec.name}", spec.read_text())
+
+
+def _pull_request(repo: Path, head: Path) -> dict[str, Any]:
+    """Base commit with the demo's old specs, head commit with ``head``'s: the event of that pull request."""
+    _specs(repo, DEMO / "old")
+    commit(repo, "base")
+    base = git(repo, "rev-parse", "HEAD").strip()
+    _specs(repo, head)
+    commit(repo, "head")
+    return {"pull_request": {"number": 7, "base": {"sha": base, "ref": "main"},
+                             "head": {"sha": git(repo, "rev-parse", "HEAD").strip()}}}
+
+
+def _retype_reverted(tmp_path: Path) -> Path:
+    safe = tmp_path / "safe"
+    shutil.copytree(DEMO / "new", safe)
+    spec = safe / "WidgetFetchRequest.json"
+    spec.write_text(spec.read_text().replace('"MaxWaitMs", "type": "int64"', '"MaxWaitMs", "type": "int32"'))
+    return safe
+
+
+def test_a_wire_break_in_a_pull_request_fails_with_annotation_summary_and_sarif(runner: Runner,
+                                                                               sarif_validator) -> None:
+    event = _pull_request(runner.repo, DEMO / "new")
+    result = runner.check("pull_request", event, sarif_file="results/krpc-lint.sarif")
+    assert result.returncode == 1, result.stdout + result.stderr
+    annotations = [line for line in result.stdout.splitlines() if line.startswith("::") and " file=" in line]
+    assert annotations == [RETYPE, f"::notice file={SPEC_DIR}/WidgetFetchRequest.json,line=26,col=5,"
+                                   "title=KL1061 [field-renamed]::WidgetFetchRequest (v1-3): RackId renamed to ClientRackId"]
+    assert "witness: v0 written by the old revision" in result.stdout
+
+    summary = runner.summary.read_text()
+    assert summary.startswith("## krpc-lint\n\n❌ Fails at `error`.")
+    assert f"- **compat** with `{event['pull_request']['base']['sha'][:12]}` (the pull request's base)" in summary
+    assert (f"| error | `{SPEC_DIR}/WidgetFetchRequest.json:24:36` | KL1003 [field-retyped] | "
+            "WidgetFetchRequest (v0-3): MaxWaitMs: int32 -> int64 |") in summary
+    assert "- **WidgetFetchRequest**: versions 0-3 → 0-4" in summary
+    assert "*wire-breaking* (v0-3): MaxWaitMs: int32 -> int64" in summary
+
+    assert runner.outputs() == {"findings": "2", "errors": "1", "warnings": "0", "failed": "true",
+                                "sarif-file": "results/krpc-lint.sarif"}
+    log = json.loads((runner.repo / "results" / "krpc-lint.sarif").read_text())
+    sarif_validator.validate(log)
+    (run,) = log["runs"]
+    assert [(r["ruleId"], r["level"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
+            for r in run["results"]] == [("KL1003", "error", 24), ("KL1061", "note", 26)]
+    rule_ids = {rule["id"] for rule in run["tool"]["driver"]["rules"]}
+    assert {"KL301", "KL1003"} <= rule_ids
+
+
+def test_a_safe_change_passes_unless_fail_on_is_lowered(runner: Runner, tmp_path: Path) -> None:
+    event = _pull_request(runner.repo, _retype_reverted(tmp_path))
+    result = runner.check("pull_request", event)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "::error" not in result.stdout
+    assert runner.summary.read_text().startswith("## krpc-lint\n\n✅ Passes at `error`.")
+    assert runner.outputs()["failed"] == "false"
+
+    assert runner.check("pull_request", event, fail_on="info").returncode == 1
+    assert runner.outputs()["failed"] == "true"
+
+
+def test_a_bad_spec_pushed_fails_lint(runner: Runner) -> None:
+    _specs(runner.repo, REPO_ROOT / "fixtures" / "valid")
+    commit(runner.repo, "specs")
+    before = git(runner.repo, "rev-parse", "HEAD").strip()
+    write(runner.repo, f"{SPEC_DIR}/TenantQuota.json", BAD_SPEC.read_text())
+    commit(runner.repo, "a bad spec")
+    result = runner.check("push", {"before": before, "after": git(runner.repo, "rev-parse", "HEAD").strip()})
+    assert result.returncode == 1
+    assert (f"::error file={SPEC_DIR}/TenantQuota.json,line=11,col=15,title=KL301 [field-name-pattern]::"
+            'invalid field name "Max_Partitions"') in result.stdout
+    assert "(the commit before the push)" in runner.summary.read_text()
+
+
+def test_without_a_base_only_lint_runs(runner: Runner) -> None:
+    _specs(runner.repo, DEMO / "new")
+    commit(runner.repo, "specs")
+    result = runner.check("workflow_dispatch", {})
+    assert result.returncode == 0, result.stdout
+    assert "::notice title=krpc-lint::no base commit to compare against" in result.stdout
+    assert "- **compat**: not run" in runner.summary.read_text()
+    assert runner.check("workflow_dispatch", {}, against="HEAD~0").returncode == 0
+    assert runner.check("workflow_dispatch", {}, against="main").returncode == 0
+
+
+def test_a_shallow_checkout_fetches_the_base(runner: Runner, tmp_path: Path) -> None:
+    """actions/checkout's default: depth 1, so the base commit is fetched from origin first."""
+    event = _pull_request(runner.repo, DEMO / "new")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth=1", f"file://{runner.repo}", str(clone))
+    assert git(clone, "rev-list", "--count", "HEAD").strip() == "1"
+    runner.repo = clone
+    result = runner.check("pull_request", event)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert RETYPE in result.stdout
+
+
+def test_bad_inputs_are_errors_not_tracebacks(runner: Runner) -> None:
+    _specs(runner.repo, DEMO / "old")
+    commit(runner.repo, "specs")
+    for inputs, message in [({"fail_on": "fatal"}, "fail-on must be one of error, warning, info"),
+                            ({"against": "no-such-branch"}, "cannot find or fetch no-such-branch"),
+                            ({"paths": "nope/"}, "nope"),
+                            ({"config": "missing.yaml"}, "missing.yaml")]:
+        result = runner.check("workflow_dispatch", {}, **inputs)
+        assert result.returncode == 2, (inputs, result.stdout, result.stderr)
+        assert result.stdout.startswith("::error title=krpc-lint::") and message in result.stdout, result.stdout
+        assert "Traceback" not in result.stderr
