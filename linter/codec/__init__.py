@@ -2,8 +2,8 @@
 
 >>> from linter.codec import Codec
 >>> codec = Codec.load("fixtures/valid")
->>> codec.encode("WidgetFetchRequest", 0, codec.default("WidgetFetchRequest", 0)).hex()[:8]
-'00000000'
+>>> codec.encode("WidgetFetchRequest", 0, codec.default("WidgetFetchRequest", 0)).hex()[:8]  # replicaId -1
+'ffffffff'
 """
 
 from linter.codec.codec import Codec

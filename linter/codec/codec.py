@@ -33,7 +33,40 @@ CONTROLLED_SHUTDOWN_KEY = 7  # ControlledShutdownRequest v0 uses request header 
 
 
 class Codec:
-    """Encoders and decoders for a set of message specs, compiled per (message, version) on first use."""
+    """Encoders and decoders for a set of message specs, compiled per (message, version) on first use.
+
+    Values are plain dicts keyed by field name with the first letter lower-cased
+    (``ReplicaId`` -> ``replicaId``); docs/codec.md lists the Python form of every type.
+    Frames (``encode_request`` and friends) also need Kafka's ``RequestHeader`` and
+    ``ResponseHeader`` specs; here two minimal copies sit next to the fixtures:
+
+    >>> import json, pathlib, tempfile
+    >>> request_header = {"name": "RequestHeader", "type": "header", "validVersions": "0-2",
+    ...     "flexibleVersions": "2+", "fields": [
+    ...         {"name": "RequestApiKey", "type": "int16", "versions": "0+"},
+    ...         {"name": "RequestApiVersion", "type": "int16", "versions": "0+"},
+    ...         {"name": "CorrelationId", "type": "int32", "versions": "0+"},
+    ...         {"name": "ClientId", "type": "string", "versions": "1+", "nullableVersions": "1+",
+    ...          "flexibleVersions": "none"}]}
+    >>> response_header = {"name": "ResponseHeader", "type": "header", "validVersions": "0-1",
+    ...     "flexibleVersions": "1+", "fields": [{"name": "CorrelationId", "type": "int32", "versions": "0+"}]}
+    >>> with tempfile.TemporaryDirectory() as headers:
+    ...     for spec in (request_header, response_header):
+    ...         _ = pathlib.Path(headers, spec["name"] + ".json").write_text(json.dumps(spec))
+    ...     codec = Codec.load("fixtures/valid", headers)
+    >>> frame = codec.encode_request(2, {"requestApiKey": 1000, "correlationId": 7, "clientId": "me"},
+    ...                              codec.default("WidgetFetchRequest", 2))
+    >>> frame.hex()
+    '0000001903e800020000000700026d6500ffffffff01000001f4000100'
+    >>> name, version, header, body = codec.decode_request(frame)
+    >>> name, version, header["correlationId"], body["maxWaitMs"]
+    ('WidgetFetchRequest', 2, 7, 500)
+    >>> response = codec.encode_response(1000, 2, {"correlationId": 7}, codec.default("WidgetFetchResponse", 2))
+    >>> response.hex()
+    '0000000e0000000700000000000000000100'
+    >>> codec.decode_response(1000, 2, response)[0]
+    {'correlationId': 7}
+    """
 
     def __init__(self, messages: Iterable[MessageSpec]) -> None:
         self._messages: dict[str, MessageSpec] = {}
@@ -53,7 +86,19 @@ class Codec:
 
     @classmethod
     def load(cls, *paths: str | os.PathLike) -> Codec:
-        """Load spec files and directories; specs with errors (``krpc-lint --profile kafka``) are refused."""
+        """Load spec files and directories; specs with errors (``krpc-lint --profile kafka``) are refused.
+
+        A spec Kafka's own generator would reject has no well-defined encoding, so ``SpecError``
+        lists the errors instead of encoding something Kafka never would.
+
+        >>> Codec.load("fixtures/valid").names[:3]
+        ['BlobPushRequest', 'BlobPushResponse', 'WidgetFetchRequest']
+        >>> try:
+        ...     Codec.load("fixtures/invalid/KL301-field-name-pattern.json")
+        ... except SpecError as exc:
+        ...     print(str(exc).splitlines()[0])
+        the specs have 1 error(s); fix them first (krpc-lint lint):
+        """
         from linter.engine.config import Config
         from linter.engine.runner import UsageError, lint_with_contexts
 
@@ -74,28 +119,46 @@ class Codec:
 
     @property
     def names(self) -> list[str]:
+        """Every message name, sorted."""
         return sorted(self._messages)
 
     def spec(self, name: str) -> MessageSpec:
+        """The parsed spec of a message; ``KeyError`` for an unknown name.
+
+        >>> spec = Codec.load("fixtures/valid").spec("WidgetFetchRequest")
+        >>> spec.api_key, spec.type, str(spec.versions), str(spec.flexible)
+        (1000, 'request', '0-3', '2+')
+        """
         try:
             return self._messages[name]
         except KeyError:
             raise KeyError(f"no spec named {name!r}") from None
 
     def request_for(self, api_key: int) -> MessageSpec:
+        """The request spec with this apiKey; ``KeyError`` when there is none.
+
+        >>> Codec.load("fixtures/valid").request_for(1000).name
+        'WidgetFetchRequest'
+        """
         try:
             return self._requests[api_key]
         except KeyError:
             raise KeyError(f"no request spec with apiKey {api_key}") from None
 
     def response_for(self, api_key: int) -> MessageSpec:
+        """The response spec with this apiKey; ``KeyError`` when there is none.
+
+        >>> Codec.load("fixtures/valid").response_for(1000).name
+        'WidgetFetchResponse'
+        """
         try:
             return self._responses[api_key]
         except KeyError:
             raise KeyError(f"no response spec with apiKey {api_key}") from None
 
     def plan(self, name: str, version: int) -> StructPlan:
-        """The compiled layout of a message at a version (cached)."""
+        """The compiled layout of a message at a version (cached); ``ValueError`` for a version
+        the spec does not have."""
         key = (name, version)
         plan = self._plans.get(key)
         if plan is None:
@@ -117,10 +180,32 @@ class Codec:
     # --- values -----------------------------------------------------------------------------
 
     def default(self, name: str, version: int) -> dict[str, Any]:
-        """The default-constructed message: every field holds its spec or type default."""
+        """The default-constructed message: every field holds its spec or type default.
+
+        >>> Codec.load("fixtures/valid").default("WidgetFetchRequest", 1)
+        {'replicaId': -1, 'groupId': '', 'maxWaitMs': 500, 'rackId': None, 'topics': []}
+        """
         return self.plan(name, version).default()
 
     def encode(self, name: str, version: int, value: dict[str, Any]) -> bytes:
+        """The bytes of a message at a version (no size prefix, no header), as Kafka writes them.
+
+        Tagged fields may be left out (they mean their default); a field the version does not
+        have must be ignorable or hold its default. Anything else is an ``EncodeError`` naming
+        the field path.
+
+        >>> codec = Codec.load("fixtures/valid")
+        >>> value = {"replicaId": -1, "groupId": "g", "maxWaitMs": 500, "rackId": "r1",
+        ...          "topics": [{"name": "t", "partitions": [0, 1]}]}
+        >>> codec.encode("WidgetFetchRequest", 1, value).hex()
+        'ffffffff000167000001f40002723100000001000174000000020000000000000001'
+        >>> value["topics"][0]["partitions"][0] = 2**40
+        >>> try:
+        ...     codec.encode("WidgetFetchRequest", 1, value)
+        ... except EncodeError as exc:
+        ...     print(exc)
+        Topics[0].Partitions[0]: 1099511627776 is out of the int32 range -2147483648 to 2147483647
+        """
         if _speedups is not None:
             native = self._natives.get(name, _NO_PLANS).get(version) or self._native(name, version)
             try:
@@ -133,6 +218,21 @@ class Codec:
         return bytes(out)
 
     def decode(self, name: str, version: int, data: bytes | bytearray | memoryview) -> dict[str, Any]:
+        """The value of a message's bytes at a version; the message must use every byte.
+
+        Bytes that are not a valid encoding raise ``DecodeError`` with the byte ``offset`` and the
+        field ``path`` where reading failed.
+
+        >>> codec = Codec.load("fixtures/valid")
+        >>> data = bytes.fromhex("ffffffff000167000001f40002723100000001000174000000020000000000000001")
+        >>> codec.decode("WidgetFetchRequest", 1, data)["topics"]
+        [{'name': 't', 'partitions': [0, 1]}]
+        >>> try:
+        ...     codec.decode("WidgetFetchRequest", 1, data[:-3])
+        ... except DecodeError as exc:
+        ...     print(exc.offset, exc.path)
+        22 Topics[0].Partitions
+        """
         buf = data if type(data) is bytes else bytes(data)
         if _speedups is not None:
             native = self._natives.get(name, _NO_PLANS).get(version) or self._native(name, version)
@@ -143,27 +243,56 @@ class Codec:
         return self._whole(self.plan(name, version), buf, 0)
 
     def to_json(self, name: str, version: int, value: dict[str, Any]) -> dict[str, Any]:
-        """Kafka's JsonConverter form of a value (base64 bytes, base64url uuids, tagged defaults left out)."""
+        """Kafka's JsonConverter form of a value (base64 bytes, base64url uuids, tagged defaults left out).
+
+        >>> codec = Codec.load("fixtures/valid")
+        >>> codec.to_json("WidgetFetchRequest", 2, codec.default("WidgetFetchRequest", 2))
+        {'replicaId': -1, 'groupId': '', 'maxWaitMs': 500, 'rackId': None, 'topics': []}
+        """
         return self.plan(name, version).to_json(value)
 
     def from_json(self, name: str, version: int, data: Any) -> dict[str, Any]:
+        """The value of Kafka's JSON form (as ``json.loads`` returns it); missing tagged fields get
+        their defaults.
+
+        >>> codec = Codec.load("fixtures/valid")
+        >>> value = codec.from_json("WidgetFetchRequest", 2, {"replicaId": 1, "groupId": "g", "maxWaitMs": 0,
+        ...                                                   "rackId": None, "topics": []})
+        >>> value["clientSoftwareLabel"] is None
+        True
+        """
         return self.plan(name, version).from_json(data)
 
     # --- headers and frames -------------------------------------------------------------------
 
     def request_header_version(self, api_key: int, api_version: int) -> int:
+        """The request header version: 2 in the API's flexible versions, else 1 (KIP-482).
+
+        >>> codec = Codec.load("fixtures/valid")
+        >>> codec.request_header_version(1000, 1), codec.request_header_version(1000, 2)
+        (1, 2)
+        """
         if api_key == CONTROLLED_SHUTDOWN_KEY and api_version == 0:
             return 0
         return 2 if self.request_for(api_key).flexible.contains(api_version) else 1
 
     def response_header_version(self, api_key: int, api_version: int) -> int:
+        """The response header version: 1 in the API's flexible versions, else 0 (ApiVersions: always 0).
+
+        >>> codec = Codec.load("fixtures/valid")
+        >>> codec.response_header_version(1000, 1), codec.response_header_version(1000, 2)
+        (0, 1)
+        """
         if api_key == API_VERSIONS_KEY:
             return 0
         return 1 if self.response_for(api_key).flexible.contains(api_version) else 0
 
     def encode_request(self, api_version: int, header: dict[str, Any], body: dict[str, Any],
                        name: str | None = None) -> bytes:
-        """A whole request frame: int32 size, request header, body. The API comes from the header."""
+        """A whole request frame: int32 size, request header, body (example: the class docstring).
+
+        The API comes from ``name``, else from the header's ``requestApiKey``; the header's
+        ``requestApiKey`` and ``requestApiVersion`` are then set from it and ``api_version``."""
         api_key = header.get("requestApiKey")
         message = self.request_for(api_key) if name is None else self.spec(name)
         header = {**header, "requestApiKey": message.api_key, "requestApiVersion": api_version}
@@ -172,8 +301,8 @@ class Codec:
         return INT32.pack(len(payload)) + payload
 
     def decode_request(self, frame: bytes) -> tuple[str, int, dict[str, Any], dict[str, Any]]:
-        """(request name, API version, header, body) of a whole request frame; offsets count from
-        the start of the frame."""
+        """(request name, API version, header, body) of a whole request frame; ``DecodeError``
+        offsets count from the start of the frame (example: the class docstring)."""
         buf = self._unframe(frame)
         with _frame_offsets():
             need(buf, 0, 4, "request header")
@@ -187,13 +316,16 @@ class Codec:
             return message.name, api_version, header, self._decode_at(message.name, api_version, buf, pos)
 
     def encode_response(self, api_key: int, api_version: int, header: dict[str, Any], body: dict[str, Any]) -> bytes:
+        """A whole response frame: int32 size, response header, body. A response does not name its
+        API, so the key and version are those of its request (example: the class docstring)."""
         message = self.response_for(api_key)
         payload = self.encode("ResponseHeader", self.response_header_version(api_key, api_version), header)
         payload += self.encode(message.name, api_version, body)
         return INT32.pack(len(payload)) + payload
 
     def decode_response(self, api_key: int, api_version: int, frame: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
-        """(header, body) of a response frame; the API key and version come from its request."""
+        """(header, body) of a response frame; the API key and version come from its request
+        (example: the class docstring)."""
         buf = self._unframe(frame)
         message = self.response_for(api_key)
         with _frame_offsets():

@@ -29,11 +29,17 @@ class CodecError(ValueError):
 
     @property
     def path(self) -> str:
+        """Where in the message: ``Topics[3].Partitions[0].Leader``; empty at the top level."""
         return join_path(self.parts)
 
 
 class DecodeError(CodecError):
-    """Bytes that are not a valid encoding; ``offset`` is the byte where reading failed."""
+    """Bytes that are not a valid encoding; ``offset`` is the byte where reading failed.
+
+    >>> error = DecodeError("needs 4 bytes, only 1 left", 12).at("Leader").at(0).at("Partitions")
+    >>> str(error), error.offset, error.reason
+    ('byte 12 at Partitions[0].Leader: needs 4 bytes, only 1 left', 12, 'needs 4 bytes, only 1 left')
+    """
 
     def __init__(self, message: str, offset: int) -> None:
         super().__init__(message)
@@ -45,7 +51,11 @@ class DecodeError(CodecError):
 
 
 class EncodeError(CodecError):
-    """A value that cannot be written at the requested version."""
+    """A value that cannot be written at the requested version; ``path`` names the field.
+
+    >>> str(EncodeError("expected an integer (int32), got str").at("MaxWaitMs"))
+    'MaxWaitMs: expected an integer (int32), got str'
+    """
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}" if self.parts else self.reason

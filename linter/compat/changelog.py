@@ -41,6 +41,7 @@ class MessageLog:
     changes: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-able: the version ranges, the notes per new version and the shared-version changes."""
         return {"name": self.name, "type": self.type, "old_versions": self.old_versions,
                 "new_versions": self.new_versions,
                 "new_versions_notes": {str(k): v for k, v in sorted(self.new_version_notes.items())},
@@ -58,6 +59,7 @@ class ApiLog:
 
     @property
     def status(self) -> str:
+        """added, removed, changed or unchanged (unchanged entries are left out of a changelog)."""
         if all(m.old_versions is None for m in self.messages):
             return "added"
         if all(m.new_versions is None for m in self.messages):
@@ -67,19 +69,30 @@ class ApiLog:
 
 @dataclass
 class Changelog:
+    """The changelog between two revisions: one entry per changed API or record type, APIs first.
+
+    >>> from linter import changelog
+    >>> log = changelog("fixtures/compat/demo/old", "fixtures/compat/demo/new")
+    >>> print(log.to_markdown().splitlines()[0])
+    # Kafka protocol changelog: fixtures/compat/demo/old → fixtures/compat/demo/new
+    """
+
     old_label: str
     new_label: str
     entries: list[ApiLog]
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-able: the labels and the entries with their status and messages."""
         return {"old": self.old_label, "new": self.new_label,
                 "entries": [{"title": e.title, "key": e.key, "kind": e.kind, "status": e.status,
                              "messages": [m.to_dict() for m in e.messages]} for e in self.entries]}
 
     def to_json(self) -> str:
+        """``to_dict()`` as indented JSON (``krpc-lint changelog --format json``)."""
         return json.dumps(self.to_dict(), indent=2) + "\n"
 
     def to_markdown(self) -> str:
+        """The Markdown changelog (``krpc-lint changelog``): a summary table, then one section per entry."""
         return "\n".join(_markdown(self)) + "\n"
 
 

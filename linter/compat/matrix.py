@@ -57,10 +57,12 @@ class Support:
 
     @property
     def offered(self) -> bool:
+        """Whether a default peer advertises any version of it."""
         return not self.versions.empty
 
     @property
     def unstable_excluded(self) -> bool:
+        """Whether its ``latestVersionUnstable`` version was left out of the offered range."""
         return self.unstable is not None and not self.versions.contains(self.unstable)
 
     def __str__(self) -> str:
@@ -72,6 +74,7 @@ class Support:
         return f"{self.versions} ({self.unstable} unstable)"
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-able: name, path, offered range, lowest and highest, the unstable version."""
         offered = self.offered
         return {
             "name": self.name,
@@ -93,9 +96,11 @@ class Step:
 
     @property
     def negotiated(self) -> int | None:
+        """The highest version both sides offer, or None."""
         return _highest(self.overlap)
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-able: from, to, overlap, negotiated."""
         return {"from": self.old, "to": self.new, "overlap": _range(self.overlap), "negotiated": self.negotiated}
 
 
@@ -111,6 +116,7 @@ class Row:
     left_out: tuple[str, ...] = ()  # of ``missing``: where a file of its name was skipped (``Matrix.skipped``)
 
     def support(self, label: str) -> Support | None:
+        """What the revision labelled ``label`` offers; None when it lacks the API."""
         return dict(self.cells)[label]
 
     @property
@@ -168,6 +174,7 @@ class Row:
         return tuple(flags)
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-able; the keys are documented in the module docstring."""
         return {
             "apiKey": self.api_key,
             "name": self.name,
@@ -194,6 +201,7 @@ class Skipped:
     reason: str
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-able: revision, path, reason."""
         return {"revision": self.revision, "path": self.path, "reason": self.reason}
 
 
@@ -235,7 +243,15 @@ class Matrix:
         return "\n\n".join(parts) + "\n"
 
     def to_text(self) -> str:
-        """Plain aligned columns for a terminal: deterministic, no colours, no wrapping."""
+        """Plain aligned columns for a terminal: deterministic, no colours, no wrapping.
+
+        >>> from linter import matrix
+        >>> table = matrix(["fixtures/compat/KL1042-message-removed/old", "fixtures/compat/KL1042-message-removed/new"])
+        >>> table.to_text().splitlines()[-1]
+        '1 APIs, 0 metadata records, 0 without a common version'
+        >>> table.apis[0].flags
+        ('missing in fixtures/compat/KL1042-message-removed/new',)
+        """
         parts = []
         for title, header, rows in self._sections("->"):
             parts.append(f"{title}\n{_text_table(header, [self._cells(row) for row in rows])}")

@@ -30,7 +30,15 @@ _SIMPLE_NAME = re.compile(r"[\w.-]+(/[\w.-]+)*")
 
 
 class SourceError(ValueError):
-    """A bad revision argument; the message says what to do."""
+    """A bad revision argument; the message says what to do.
+
+    >>> from linter import SourceError, compare
+    >>> try:
+    ...     compare("fixtures/no-such-dir", "fixtures/valid")
+    ... except SourceError as exc:
+    ...     print(exc)
+    fixtures/no-such-dir: no such file or directory
+    """
 
 
 def read_revision(arg: str, *, cwd: str | os.PathLike[str] | None = None) -> Revision:

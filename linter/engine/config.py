@@ -31,23 +31,46 @@ _KEYS = {"profile", "select", "ignore", "severity", "fail-on", "exclude", "rule-
 
 
 class ConfigError(ValueError):
-    """A configuration problem; the message names the file and the key."""
+    """A configuration problem; the message names the file and the key.
+
+    >>> try:
+    ...     load_config("no-such-config.yaml")
+    ... except ConfigError as exc:
+    ...     print(exc)
+    no-such-config.yaml: config file not found
+    """
 
 
 @dataclass(frozen=True)
 class PathOverride:
+    """One ``per-path`` entry: rules to ignore and severities to change for files matching ``paths``."""
+
     paths: tuple[str, ...]
     ignore: tuple[str, ...] = ()
     severity: dict[str, str] = field(default_factory=dict)
 
     def applies(self, path: str) -> bool:
+        """Whether ``path`` matches one of the glob patterns, anchored anywhere in the path."""
         posix = Path(path).as_posix()
         return any(fnmatch.fnmatch(posix, pattern) or fnmatch.fnmatch(posix, f"*/{pattern}") for pattern in self.paths)
 
 
 @dataclass(frozen=True)
 class Config:
-    """Everything that decides which rules run and how findings count."""
+    """Everything that decides which rules run and how findings count.
+
+    The fields are the config file's keys with ``_`` for ``-``; selectors in ``select``,
+    ``ignore`` and ``severity`` are rule ids, id prefixes (``KL8``), names, categories or
+    profiles. Paths in a loaded config are already resolved against the config file's folder.
+    ``Config()`` is what the CLI uses without a config file.
+
+    >>> Config().profile, Config().fail_on
+    ('recommended', 'error')
+    >>> from linter import lint
+    >>> config = Config(profile="strict", ignore=("file-name-matches",), severity={"missing-about": "error"})
+    >>> [(f.rule, f.severity) for f in lint("fixtures/invalid/KL801-missing-about.json", config).findings]
+    [('KL801', 'error')]
+    """
 
     profile: str = "recommended"
     select: tuple[str, ...] = ()
@@ -62,10 +85,20 @@ class Config:
     cache_dir: str | None = None  # reuse findings of unchanged files (the CLI sets it; the API does not)
 
     def with_overrides(self, **changes: Any) -> Config:
-        """CLI flags: only the ones given (not None) replace the configured values."""
+        """CLI flags: only the ones given (not None) replace the configured values.
+
+        >>> config = Config(profile="strict").with_overrides(profile=None, fail_on="warning")
+        >>> config.profile, config.fail_on
+        ('strict', 'warning')
+        """
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
     def excluded(self, path: str) -> bool:
+        """Whether ``path`` matches an ``exclude`` glob (anchored anywhere in the path).
+
+        >>> Config(exclude=("**/test/**",)).excluded("specs/test/FooRequest.json")
+        True
+        """
         posix = Path(path).as_posix()
         return any(fnmatch.fnmatch(posix, p) or fnmatch.fnmatch(posix, f"*/{p}") for p in self.exclude)
 
@@ -89,7 +122,19 @@ def _has_tool_table(path: Path) -> bool:
 
 
 def load_config(path: Path | str | None = None, start: Path | None = None) -> Config:
-    """Load an explicit config file, or discover one from ``start`` (default: the working directory)."""
+    """Load an explicit config file, or discover one from ``start`` (default: the working directory).
+
+    Discovery takes the nearest ``.krpc-lint.yaml``, ``.krpc-lint.yml`` or ``pyproject.toml``
+    with a ``[tool.krpc-lint]`` table at or above ``start``; without one it is ``Config()``.
+    A bad file raises ``ConfigError``.
+
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = pathlib.Path(folder, ".krpc-lint.yaml").write_text("profile: strict\\nignore: [KL801]\\n")
+    ...     config = load_config(start=pathlib.Path(folder))
+    >>> config.profile, config.ignore
+    ('strict', ('KL801',))
+    """
     file = Path(path) if path is not None else find_config(start or Path.cwd())
     if file is None:
         return Config()

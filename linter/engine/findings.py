@@ -12,7 +12,21 @@ _COMPAT_KEYS = ("message_name", "versions", "released", "witness")
 
 @dataclass(frozen=True, slots=True, order=True)
 class Finding:
-    """One problem at one place: ``path:line:col: rule message``."""
+    """One problem at one place: ``path:line:col: rule message``.
+
+    ``rule`` is the id (``KL301``), ``name`` its name (``field-name-pattern``); ``severity`` is
+    the effective one after the config (error, warning, info); ``category`` groups rules (for
+    compat rules: ``WIRE_BREAKING``, ``SOURCE_ONLY``, ...); ``hint`` says how to fix it. Lines
+    and columns count from 1. Findings sort by path, then position, and compare by value, so
+    tests can assert on them directly.
+
+    >>> from linter import lint
+    >>> finding = lint("fixtures/invalid/KL301-field-name-pattern.json").findings[-1]
+    >>> f"{finding.path}:{finding.line}:{finding.col}: {finding.rule} [{finding.name}] {finding.severity}"
+    'fixtures/invalid/KL301-field-name-pattern.json:11:15: KL301 [field-name-pattern] error'
+    >>> finding.hint
+    'Rename the field using only letters and digits, starting with a letter (e.g. MemberId).'
+    """
 
     path: str
     line: int
@@ -30,6 +44,14 @@ class Finding:
     witness: dict[str, Any] | None = field(default=None, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON output's form (docs/json-output.md); the compat keys only on compat findings.
+
+        >>> from linter import compare
+        >>> old, new = "fixtures/compat/KL1001-field-inserted/old", "fixtures/compat/KL1001-field-inserted/new"
+        >>> as_dict = compare(old, new).findings[0].to_dict()
+        >>> as_dict["rule"], as_dict["versions"], as_dict["witness"]["hex"]
+        ('KL1001', [0, 1, 2], 'ebaa945500')
+        """
         out = asdict(self)
         if self.message_name is None:
             for key in _COMPAT_KEYS:
@@ -39,12 +61,29 @@ class Finding:
         return out
 
     def at_least(self, level: str) -> bool:
+        """Whether the severity reaches ``level`` (info < warning < error): what ``--fail-on`` tests.
+
+        >>> finding = Finding("A.json", 3, 5, "KL801", "missing-about", "warning", "style", "no about")
+        >>> finding.at_least("info"), finding.at_least("error")
+        (True, False)
+        """
         return SEVERITY_ORDER[self.severity] >= SEVERITY_ORDER[level]
 
 
 @dataclass
 class Report:
-    """Every finding of a run, sorted by file and position, with counts."""
+    """Every finding of a run, sorted by file and position, with counts.
+
+    ``suppressed`` counts findings silenced by ``krpc-lint: ignore`` comments and ``baselined``
+    those matched by the baseline file; neither kind is in ``findings``.
+
+    >>> from linter import lint
+    >>> report = lint("fixtures/invalid/KL301-field-name-pattern.json")
+    >>> [f.rule for f in report.findings]
+    ['KL752', 'KL301']
+    >>> report.failed(), report.failed("error")
+    (True, True)
+    """
 
     findings: list[Finding] = field(default_factory=list)
     files: int = 0
@@ -53,6 +92,12 @@ class Report:
 
     @property
     def summary(self) -> dict[str, Any]:
+        """Counts by severity plus files, suppressed and baselined: the JSON output's ``summary``.
+
+        >>> from linter import lint
+        >>> lint("fixtures/invalid/KL301-field-name-pattern.json").summary
+        {'files': 1, 'findings': 2, 'errors': 1, 'warnings': 1, 'infos': 0, 'suppressed': 0, 'baselined': 0}
+        """
         counts = Counter(f.severity for f in self.findings)
         return {
             "files": self.files,
@@ -65,7 +110,20 @@ class Report:
         }
 
     def failed(self, fail_on: str = "error") -> bool:
+        """Whether a finding reaches ``fail_on``: the CLI exits 1 exactly then.
+
+        >>> report = Report([Finding("A.json", 3, 5, "KL801", "missing-about", "warning", "style", "no about")])
+        >>> report.failed(), report.failed("warning")
+        (False, True)
+        """
         return any(f.at_least(fail_on) for f in self.findings)
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON output (``krpc-lint lint --format json``): findings and summary.
+
+        >>> from linter import Config, lint
+        >>> as_dict = lint("fixtures/invalid/KL801-missing-about.json", Config(profile="strict")).to_dict()
+        >>> [f["rule"] for f in as_dict["findings"]], as_dict["summary"]["warnings"]
+        (['KL752', 'KL801'], 2)
+        """
         return {"findings": [f.to_dict() for f in self.findings], "summary": self.summary}

@@ -23,11 +23,30 @@ _SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache
 
 
 class UsageError(ValueError):
-    """Bad input to the linter itself (a path that does not exist, an unknown selector)."""
+    """Bad input to the linter itself (a path that does not exist, an unknown selector).
+
+    Problems in the specs are findings, never exceptions; this is what the CLI exits 2 for.
+
+    >>> try:
+    ...     lint(["fixtures/valid"], Config(select=("no-such-rule",)))
+    ... except UsageError as exc:
+    ...     print(exc)
+    unknown rule selector 'no-such-rule'
+    """
 
 
 def all_rules(config: Config | None = None) -> list[Rule]:
-    """The built-in pack plus the configured packs, in id order."""
+    """The built-in pack plus the configured packs, in id order (every profile, not just the config's).
+
+    A rule pack may not reuse an id or name of another rule: that is a ``UsageError``.
+
+    >>> rules = all_rules()
+    >>> rules[0].id, rules[0].name
+    ('KL001', 'json-syntax')
+    >>> rule = next(r for r in rules if r.id == "KL1001")
+    >>> rule.name, rule.severity, rule.category, rule.profiles
+    ('field-inserted', 'error', 'WIRE_BREAKING', ('kafka', 'recommended', 'strict'))
+    """
     rules = list(load_pack(builtin_pack_dir()))
     for pack in (config.rule_packs if config else ()):
         rules.extend(load_pack(pack))
@@ -109,9 +128,19 @@ def display_path(path: Path) -> str:
 def lint(paths: Sequence[str | os.PathLike] | str, config: Config | None = None) -> Report:
     """Lint spec files and directories; every problem becomes a finding, nothing raises for bad specs.
 
+    Directories are walked for ``*.json``; a directory given whole also gets the cross-file
+    checks (a request without its response, duplicate apiKeys). ``config`` defaults to
+    ``Config()``, the ``recommended`` profile; the API never reads a config file on its own
+    (``load_config`` does). A path that does not exist raises ``UsageError``.
+
     >>> report = lint(["fixtures/valid"])
     >>> report.summary["errors"]
     0
+    >>> report = lint("fixtures/invalid/KL301-field-name-pattern.json", Config(ignore=("file-name-matches",)))
+    >>> [(f.rule, f.line, f.col, f.severity) for f in report.findings]
+    [('KL301', 11, 15, 'error')]
+    >>> report.findings[0].message
+    'invalid field name "Max_Partitions": use a letter followed by letters and digits'
     """
     return lint_with_contexts(paths, config)[0]
 
@@ -142,7 +171,17 @@ def _gc_paused():
 
 
 def lint_texts(texts: dict[str, str | bytes], config: Config | None = None, *, complete: bool = True) -> Report:
-    """Lint in-memory spec texts (name -> content) as one directory; used by examples and tests."""
+    """Lint in-memory spec texts (name -> content) as one directory; used by examples and tests.
+
+    ``complete=False`` treats the texts as part of a larger directory, so the cross-file checks
+    that need every file (a request without its response) stay quiet.
+
+    >>> spec = '''{"name": "LedgerSummary", "type": "data", "validVersions": "0", "flexibleVersions": "0+",
+    ...   "fields": [{"name": "SegmentCount", "type": "int32", "versions": "0+"}]}'''
+    >>> report = lint_texts({"LedgerSummary.json": spec}, Config(profile="strict"))
+    >>> [(f.rule, f.name, f.line, f.message) for f in report.findings]
+    [('KL801', 'missing-about', 2, 'field SegmentCount has no "about" documentation')]
+    """
     config = config or Config()
     contexts = [FileContext(read_document(name, text if isinstance(text, bytes) else text.encode("utf-8")))
                 for name, text in texts.items()]
