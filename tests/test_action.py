@@ -223,3 +223,19 @@ def test_bad_inputs_are_errors_not_tracebacks(runner: Runner) -> None:
         assert result.returncode == 2, (inputs, result.stdout, result.stderr)
         assert result.stdout.startswith("::error title=krpc-lint::") and message in result.stdout, result.stdout
         assert "Traceback" not in result.stderr
+
+
+def test_a_deleted_spec_is_annotated_at_its_path_not_at_the_base_ref(runner: Runner, tmp_path: Path) -> None:
+    safe = _retype_reverted(tmp_path)
+    (safe / "WidgetRegistrationRecord.json").unlink()
+    event = _pull_request(runner.repo, safe)
+    git(runner.repo, "rm", "-q", f"{SPEC_DIR}/WidgetRegistrationRecord.json")
+    commit(runner.repo, "record removed")
+    result = runner.check("pull_request", event, sarif_file="k.sarif")
+    base = event["pull_request"]["base"]["sha"]
+    assert (f"::warning file={SPEC_DIR}/WidgetRegistrationRecord.json,line=2,col=1,title=KL1042 [message-removed]::"
+            in result.stdout), result.stdout
+    assert f"`{base}:{SPEC_DIR}/WidgetRegistrationRecord.json:2:1`" in runner.summary.read_text()
+    uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            for r in json.loads((runner.repo / "k.sarif").read_text())["runs"][0]["results"]]
+    assert f"{SPEC_DIR}/WidgetRegistrationRecord.json" in uris

@@ -26,7 +26,7 @@ from linter.compat.changelog import Changelog, changelog
 from linter.compat.report import compat_ruleset, to_report
 from linter.compat.sources import SourceError, against, kafka_spec_dirs
 from linter.engine.config import Config, ConfigError, load_config
-from linter.engine.findings import Report
+from linter.engine.findings import Finding, Report
 from linter.engine.levels import SEVERITIES
 from linter.engine.runner import UsageError, lint, select_rules
 from linter.report.formats import escape_data, render_github, render_sarif, render_text, rule_label, summary_line
@@ -108,8 +108,15 @@ class Outcome:
     fail_on: str
 
     @property
-    def findings(self) -> list:
+    def findings(self) -> list[Finding]:
         return sorted(self.lint.findings + (self.compat.findings if self.compat else []))
+
+    def in_workspace(self) -> list[Finding]:
+        """The findings with paths in the checkout: a file deleted since the base is ``BASE:path``
+        in the text report, plain ``path`` for GitHub (annotations and SARIF locations)."""
+        prefix = f"{self.base}:"
+        return [replace(f, path=f.path.removeprefix(prefix).removeprefix("./")) if self.base and
+                f.path.startswith(prefix) else f for f in self.findings]
 
     def failed(self) -> bool:
         return self.lint.failed(self.fail_on) or bool(self.compat and self.compat.failed(self.fail_on))
@@ -144,7 +151,7 @@ def _short(ref: str) -> str:
 
 def log(outcome: Outcome) -> str:
     """Annotations first (GitHub reads them anywhere in the log), then each report in a group."""
-    parts = [render_github(Report(outcome.findings))]
+    parts = [render_github(Report(outcome.in_workspace()))]
     parts += ["::group::krpc-lint lint\n", render_text(outcome.lint), "::endgroup::\n"]
     if outcome.compat is None:
         parts.append("::notice title=krpc-lint::no base commit to compare against (not a pull request or push); "
@@ -197,7 +204,7 @@ def sarif(outcome: Outcome, inputs: Inputs) -> str:
     """One SARIF run with the lint and compat findings, for code scanning."""
     config = _config(inputs)
     rules = {**select_rules(config).effective(), **compat_ruleset(config)[0].effective("compat")}
-    return render_sarif(Report(outcome.findings), rules)
+    return render_sarif(Report(outcome.in_workspace()), rules)
 
 
 def _append(path: str | None, text: str) -> None:
