@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from linter.compat.sources import READ_LIMIT, SourceError, against, read_revision
+from linter.compat.sources import READ_LIMIT, SourceError, against, kafka_spec_dirs, read_revision
 from linter.parse.document import MAX_SPEC_BYTES
 from gitrepo import commit, git, isolate_git, write
 
@@ -230,6 +230,37 @@ def test_against_path_missing_on_both_sides(repo: Path) -> None:
 def test_against_unknown_ref(repo: Path) -> None:
     with pytest.raises(SourceError, match="unknown git revision 'origin/trunk'.*git fetch origin trunk"):
         against("origin/trunk", ["specs"], cwd=repo)
+
+
+def test_head_before_the_first_commit_is_empty_so_everything_is_added(tmp_path: Path) -> None:
+    root = tmp_path / "new-repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    write(root, "specs/FooRequest.json", FOO)
+    old, new = against("HEAD", ["specs"], cwd=root)
+    assert old.files == {} and list(new.files) == ["specs/FooRequest.json"]
+    with pytest.raises(SourceError, match="unknown git revision 'main'"):
+        against("main", ["specs"], cwd=root)
+
+
+def test_kafka_spec_dirs_are_the_default_paths(tmp_path: Path) -> None:
+    root = tmp_path / "kafka"
+    root.mkdir()
+    git(root, "init", "-q")
+    for rel in ("clients/src/main/resources/common/message/FooRequest.json",
+                "metadata/src/main/resources/common/metadata/BarRecord.json",
+                "clients/src/test/resources/common/message/BarResponse.json",
+                "clients/src/main/resources/other/X.json", "package.json"):
+        write(root, rel, FOO)
+    commit(root)
+    assert kafka_spec_dirs(str(root)) == ["clients/src/main/resources/common/message",
+                                          "clients/src/test/resources/common/message",
+                                          "metadata/src/main/resources/common/metadata"]
+    old, new = against("HEAD", cwd=root)
+    assert sorted(new.files) == sorted(old.files) == [
+        "clients/src/main/resources/common/message/FooRequest.json",
+        "clients/src/test/resources/common/message/BarResponse.json",
+        "metadata/src/main/resources/common/metadata/BarRecord.json"]
 
 
 def test_symlinks_are_skipped_on_both_sides_so_they_pair(repo: Path) -> None:

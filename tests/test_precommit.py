@@ -152,6 +152,16 @@ def test_the_hook_environment_has_only_the_core_dependencies(repo: Path, hook_re
     assert not [name for name in installed if name.startswith(HEAVY)]
 
 
+def test_the_first_commit_of_a_repository_passes(repo: Path, hook_rev: str) -> None:
+    """Before the first commit HEAD does not exist: every spec is new, which is safe."""
+    _specs(repo, REPO_ROOT / "fixtures" / "valid")
+    write(repo, ".pre-commit-config.yaml", _config(hook_rev))
+    assert _pre_commit(repo, "install").returncode == 0
+    result = _git_commit(repo, "first")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert _hook_status(result.stderr) == {"krpc-lint": "Passed", "krpc-lint compat": "Passed"}
+
+
 def test_a_commit_that_retypes_a_released_field_of_kafka_fails_and_passes_once_reverted(
         repo: Path, hook_rev: str) -> None:
     """Acceptance: Kafka 3.7.0's specs, the hooks installed in git, FetchRequest.MaxWaitMs retyped."""

@@ -234,11 +234,18 @@ class _Git:
         return cls(cwd, done.stdout.decode("utf-8", "surrogateescape").strip())
 
     def tree(self, ref: str) -> str:
-        """The id of REF's tree; an unknown REF says how to fetch it."""
+        """The id of REF's tree; an unknown REF says how to fetch it.
+
+        HEAD before the first commit is the empty tree: the first commit only adds specs, so a
+        pre-commit hook comparing with HEAD passes it instead of failing on a missing ref.
+        """
         done = _run_git(self.cwd, "rev-parse", "--verify", "--quiet", f"{ref}^{{tree}}")
-        if done.returncode:
-            raise SourceError(self._unknown_ref(ref))
-        return done.stdout.decode().strip()
+        if done.returncode == 0:
+            return done.stdout.decode().strip()
+        if ref == "HEAD" and _run_git(self.cwd, "rev-parse", "--verify", "--quiet", "HEAD").returncode \
+                and _run_git(self.cwd, "symbolic-ref", "--quiet", "HEAD").returncode == 0:
+            return _run_git(self.cwd, "hash-object", "-t", "tree", "/dev/null").stdout.decode().strip()
+        raise SourceError(self._unknown_ref(ref))
 
     def _unknown_ref(self, ref: str) -> str:
         shallow = _run_git(self.cwd, "rev-parse", "--is-shallow-repository").stdout.strip() == b"true"
