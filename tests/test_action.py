@@ -224,6 +224,16 @@ def test_bad_inputs_are_errors_not_tracebacks(runner: Runner) -> None:
         assert result.stdout.startswith("::error title=krpc-lint::") and message in result.stdout, result.stdout
         assert "Traceback" not in result.stderr
 
+    runner.event.write_text("{not json")
+    result = _run_step(_action()["runs"]["steps"][1], {}, {**runner.env("pull_request", {}), "GITHUB_EVENT_PATH":
+                                                           str(runner.files / "missing.json")}, runner.repo)
+    assert result.returncode == 0, "no event file: lint only"
+    env = runner.env("pull_request", {"pull_request": {}})
+    result = _run_step(_action()["runs"]["steps"][1], {}, env, runner.repo)
+    assert result.returncode == 2 and "cannot find the base commit in the pull_request event" in result.stdout
+    result = runner.check("workflow_dispatch", {}, sarif_file=f"{SPEC_DIR}/WidgetFetchRequest.json/k.sarif")
+    assert result.returncode == 2 and "::error title=krpc-lint::cannot write" in result.stdout, result.stdout
+
 
 def test_a_deleted_spec_is_annotated_at_its_path_not_at_the_base_ref(runner: Runner, tmp_path: Path) -> None:
     safe = _retype_reverted(tmp_path)

@@ -68,15 +68,20 @@ def base_of_event(env: Mapping[str, str]) -> tuple[str, str] | None:
     path = env.get("GITHUB_EVENT_PATH")
     if not path or not os.path.isfile(path):
         return None
-    with open(path, encoding="utf-8") as handle:
-        event = json.load(handle)
     name = env.get("GITHUB_EVENT_NAME", "")
-    if name in ("pull_request", "pull_request_target"):
-        return event["pull_request"]["base"]["sha"], "the pull request's base"
-    if name == "merge_group":
-        return event["merge_group"]["base_sha"], "the merge group's base"
-    if name == "push" and event.get("before") and event["before"] != NO_COMMIT:
-        return event["before"], "the commit before the push"
+    try:
+        with open(path, encoding="utf-8") as handle:
+            event = json.load(handle)
+        if name in ("pull_request", "pull_request_target"):
+            return str(event["pull_request"]["base"]["sha"]), "the pull request's base"
+        if name == "merge_group":
+            return str(event["merge_group"]["base_sha"]), "the merge group's base"
+        before = event.get("before")
+        if name == "push" and isinstance(before, str) and before and before != NO_COMMIT:
+            return before, "the commit before the push"
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ActionError(f"cannot find the base commit in the {name or 'event'} event at {path} ({exc!r}); "
+                          "set the `against` input") from None
     return None
 
 
@@ -229,11 +234,15 @@ def run(env: Mapping[str, str]) -> int:
         sys.stdout.write(f"::error title=krpc-lint::{escape_data(str(exc))}\n")
         return 2
     sys.stdout.write(log(outcome))
-    _append(env.get("GITHUB_STEP_SUMMARY"), job_summary(outcome))
-    _append(env.get("GITHUB_OUTPUT"), outputs(outcome, inputs))
-    if inputs.sarif_file:
-        Path(inputs.sarif_file).parent.mkdir(parents=True, exist_ok=True)
-        Path(inputs.sarif_file).write_text(sarif(outcome, inputs), encoding="utf-8")
+    try:
+        _append(env.get("GITHUB_STEP_SUMMARY"), job_summary(outcome))
+        _append(env.get("GITHUB_OUTPUT"), outputs(outcome, inputs))
+        if inputs.sarif_file:
+            Path(inputs.sarif_file).parent.mkdir(parents=True, exist_ok=True)
+            Path(inputs.sarif_file).write_text(sarif(outcome, inputs), encoding="utf-8")
+    except OSError as exc:
+        sys.stdout.write(f"::error title=krpc-lint::cannot write {exc.filename}: {exc.strerror}\n")
+        return 2
     return 1 if outcome.failed() else 0
 
 
