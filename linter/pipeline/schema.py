@@ -1,0 +1,61 @@
+"""The tables the pipeline writes, as Spark DDL: one place that says what every column means.
+
+DDL strings, not ``StructType``s, so this module imports nothing from PySpark. Each Parquet
+dataset under ``--out`` has exactly these columns, in this order.
+"""
+
+from __future__ import annotations
+
+# One row per (commit, spec file) the history touches: the spec revisions of every lineage.
+#   commit/parent: full ids (parent: the commit's first parent, null for a root commit)
+#   time: commit time (UTC); status: A added, M modified, R renamed (old_path set), D deleted
+#   path: the file's path at this commit; blob: its git blob id (null when deleted)
+#   lineage: the path the file had when it was first seen (renames keep the lineage)
+#   release: the first release tag that contains the commit (null: not released yet)
+REVISIONS = (
+    "commit STRING, parent STRING, time TIMESTAMP, status STRING, path STRING, old_path STRING, "
+    "blob STRING, lineage STRING, release STRING"
+)
+
+# One row per lint finding of each distinct blob (linted once, whatever number of paths and
+# commits share it); a blob that could not be processed is one row with ``error`` set.
+FINDINGS = (
+    "blob STRING, path STRING, rule STRING, name STRING, severity STRING, category STRING, "
+    "line INT, col INT, message STRING, error STRING"
+)
+
+# One row per compat change between consecutive revisions of a lineage (old -> new commit).
+#   released: whether the versions changed had shipped in ``released_in`` (the latest release
+#   tag reachable from the new commit's parent) — false for changes to unreleased versions
+#   witness_*: the codec's proof of a wire break (version, which revision wrote, bytes as hex)
+#   error: set (and the rule columns null) when the pair could not be compared
+CHANGES = (
+    "lineage STRING, old_commit STRING, new_commit STRING, time TIMESTAMP, release STRING, "
+    "old_path STRING, new_path STRING, old_blob STRING, new_blob STRING, released_in STRING, "
+    "rule STRING, name STRING, category STRING, severity STRING, message_name STRING, "
+    "versions ARRAY<INT>, released BOOLEAN, line INT, col INT, message STRING, "
+    "witness_version INT, witness_writer STRING, witness_hex STRING, error STRING"
+)
+
+# krpc-lint replay: one row per captured frame that fails or decodes differently.
+#   outcome: differs | old_fails | new_fails | both_fail
+#   path: the first field path whose decoded value differs (or where decoding failed)
+REPLAY_MISMATCHES = (
+    "frame BIGINT, api_key INT, api_name STRING, api_version INT, direction STRING, "
+    "correlation_id INT, outcome STRING, path STRING, old_error STRING, new_error STRING, hex STRING"
+)
+
+# krpc-lint replay: frames per (api, version, direction, outcome), outcome ``same`` included.
+REPLAY_COUNTS = "api_key INT, api_name STRING, api_version INT, direction STRING, outcome STRING, frames BIGINT"
+
+
+def columns(ddl: str) -> list[str]:
+    """The column names of a DDL string, in order."""
+    names, depth, start = [], 0, 0
+    for index, char in enumerate(ddl + ","):
+        depth += char == "<"
+        depth -= char == ">"
+        if char == "," and depth == 0:
+            names.append(ddl[start:index].split()[0])
+            start = index + 1
+    return names
