@@ -250,17 +250,21 @@ def test_kafka_spec_dirs_are_the_default_paths(tmp_path: Path) -> None:
     for rel in ("clients/src/main/resources/common/message/FooRequest.json",
                 "metadata/src/main/resources/common/metadata/BarRecord.json",
                 "clients/src/test/resources/common/message/BarResponse.json",
-                "clients/src/main/resources/other/X.json", "package.json"):
+                "storage/src/main/resources/message/BazRecord.json",
+                "clients/src/main/resources/other/X.json", "clients/src/main/resources/common/other/Y.json",
+                "package.json"):
         write(root, rel, FOO)
     commit(root)
     assert kafka_spec_dirs(str(root)) == ["clients/src/main/resources/common/message",
                                           "clients/src/test/resources/common/message",
-                                          "metadata/src/main/resources/common/metadata"]
+                                          "metadata/src/main/resources/common/metadata",
+                                          "storage/src/main/resources/message"]
     old, new = against("HEAD", cwd=root)
     assert sorted(new.files) == sorted(old.files) == [
         "clients/src/main/resources/common/message/FooRequest.json",
         "clients/src/test/resources/common/message/BarResponse.json",
-        "metadata/src/main/resources/common/metadata/BarRecord.json"]
+        "metadata/src/main/resources/common/metadata/BarRecord.json",
+        "storage/src/main/resources/message/BazRecord.json"]
 
 
 def test_symlinks_are_skipped_on_both_sides_so_they_pair(repo: Path) -> None:

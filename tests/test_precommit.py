@@ -89,6 +89,7 @@ def test_hooks_file_declares_both_hooks() -> None:
     assert pattern.search("clients/src/main/resources/common/message/FetchRequest.json")
     assert pattern.search("metadata/src/main/resources/common/metadata/TopicRecord.json")
     assert pattern.search("src/test/resources/common/message/SimpleExampleMessage.json")
+    assert pattern.search("storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json")
     assert not pattern.search("clients/src/main/resources/common/message/nested/X.json")
     assert not pattern.search("package.json")
 

@@ -88,19 +88,22 @@ def against(
 
 
 def kafka_spec_dirs(base: str) -> list[str]:
-    """The spec directories of a Kafka checkout: ``[module/]src/{main,test}/resources/common/{message,metadata}``.
+    """The spec directories of a Kafka checkout: ``[module/]src/{main,test}/resources/common/{message,metadata}``,
+    and ``resources/message`` (Kafka's storage module has no ``common/``).
 
     Other JSON in a repository (build files, test data) is not a spec, so a whole checkout is
     never read as one.
     """
     found = []
-    for pattern in ("src/*/resources/common/*", "*/src/*/resources/common/*"):
+    for pattern in ("src/*/resources/common/*", "*/src/*/resources/common/*", "src/*/resources/message",
+                    "*/src/*/resources/message"):
         for path in sorted(glob.glob(pattern, root_dir=base)):
-            parts = path.split(os.sep)
-            if parts[-4] in ("main", "test") and parts[-1] in ("message", "metadata") \
+            parts = path.replace(os.sep, "/").split("/")
+            stage = parts[-4] if parts[-2] == "common" else parts[-3]
+            if stage in ("main", "test") and parts[-1] in ("message", "metadata") \
                     and os.path.isdir(os.path.join(base, path)):
-                found.append(path.replace(os.sep, "/"))
-    return found
+                found.append("/".join(parts))
+    return sorted(found)
 
 
 def _base(cwd: str | os.PathLike[str] | None) -> str:
