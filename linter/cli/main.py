@@ -366,5 +366,12 @@ from linter.cli.compat_cmd import changelog_command, compat_command, matrix_comm
 for _command in (compat_command, changelog_command, matrix_command):
     cli.add_command(_command)
 
+# --- audit, replay, frames (linter/cli/pipeline_cmd.py; PySpark only when they run) ----------
+
+from linter.cli.pipeline_cmd import audit_command, frames_group, replay_command  # noqa: E402
+
+for _command in (audit_command, replay_command, frames_group):
+    cli.add_command(_command)
+
 if __name__ == "__main__":
     main()

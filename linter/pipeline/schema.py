@@ -25,8 +25,9 @@ FINDINGS = (
 )
 
 # One row per compat change between consecutive revisions of a lineage (old -> new commit).
-#   released: whether the versions changed had shipped in ``released_in`` (the latest release
-#   tag reachable from the new commit's parent) — false for changes to unreleased versions
+#   released: whether the versions changed had shipped in ``released_in`` (the highest release,
+#   in version order, tagged strictly before the new commit's time: Kafka tags releases on
+#   branches never merged back, so "reachable" would find none) — false for unreleased versions
 #   witness_*: the codec's proof of a wire break (version, which revision wrote, bytes as hex)
 #   error: set (and the rule columns null) when the pair could not be compared
 CHANGES = (

@@ -1,0 +1,94 @@
+"""``krpc-lint audit``, ``replay`` and ``frames generate``: the Spark pipeline (docs/pipeline.md).
+
+PySpark is the optional extra ``krpc-lint[spark]``; these commands import it only when run, and
+say how to install it when it is missing. Exit codes: 0 done, 2 usage errors (a missing extra,
+an unknown ref, an output that exists without ``--overwrite``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+MASTER_HELP = "Spark master: local[*] (default, Spark inside this process) or spark://HOST:PORT."
+
+
+def _pipeline_errors(call: Callable[[], Any]) -> Any:
+    """Run ``call``; the pipeline's known problems become usage errors (exit 2, one line)."""
+    from linter.cli.main import CliError
+    from linter.pipeline.output import OutputExists
+    from linter.pipeline.spark import SparkUnavailable
+
+    known: tuple[type[Exception], ...] = (OutputExists, SparkUnavailable, ValueError)
+    try:
+        return call()
+    except known as exc:
+        raise CliError(str(exc)) from None
+
+
+@click.command("audit")
+@click.argument("repo", type=click.Path(exists=True, file_okay=False))
+@click.option("--out", required=True, type=click.Path(), help="Output directory (Parquet datasets, report.html).")
+@click.option("--refs", multiple=True, metavar="REF", help="Refs whose history to audit (default: the current "
+              "branch); repeatable.")
+@click.option("--paths", multiple=True, metavar="GLOB", help="Spec files, as git globs (default: Kafka's spec "
+              "locations, else every *.json); repeatable.")
+@click.option("--since", default=None, metavar="DATE", help="Only commits after DATE (as git log --since).")
+@click.option("--master", default=None, metavar="URL", help=MASTER_HELP)
+@click.option("--overwrite", is_flag=True, help="Replace OUT if it exists.")
+def audit_command(repo: str, out: str, refs: tuple[str, ...], paths: tuple[str, ...], since: str | None,
+                  master: str | None, overwrite: bool) -> None:
+    """Lint every spec blob of a repository's history and compare every revision pair, on Spark."""
+    from linter.pipeline.audit import audit
+    from linter.pipeline.progress import RunProgress
+
+    with RunProgress() as progress:
+        summary = _pipeline_errors(lambda: audit(repo, out, refs=refs, paths=paths, since=since, master=master,
+                                                 overwrite=overwrite, progress=progress))
+    click.echo(f"{summary.commits} commits, {summary.revisions} spec revisions, {summary.blobs} distinct blobs "
+               f"linted ({summary.findings} findings), {summary.pairs} revision pairs compared "
+               f"({summary.changes} changes), {summary.errors} errors in {summary.seconds} s on {summary.master}")
+    click.echo(f"wrote {out}/revisions, findings, changes (Parquet) and {out}/report.html")
+
+
+@click.command("replay")
+@click.argument("frames", type=click.Path(exists=True))
+@click.option("--specs", "old_specs", required=True, type=click.Path(exists=True), help="The specs frames were "
+              "written with (the old revision).")
+@click.option("--against", "new_specs", required=True, type=click.Path(exists=True), help="The changed specs "
+              "(the new revision).")
+@click.option("--out", required=True, type=click.Path(), help="Output directory (mismatches/, counts/).")
+@click.option("--master", default=None, metavar="URL", help=MASTER_HELP)
+@click.option("--overwrite", is_flag=True, help="Replace OUT if it exists.")
+def replay_command(frames: str, old_specs: str, new_specs: str, out: str, master: str | None,
+                   overwrite: bool) -> None:
+    """Decode captured frames under two revisions of the specs; report the frames that differ."""
+    from linter.pipeline.progress import RunProgress
+    from linter.pipeline.replay import replay
+
+    with RunProgress() as progress:
+        progress.step(f"replaying {frames}")
+        summary = _pipeline_errors(lambda: replay(frames, old_specs, new_specs, out, master=master,
+                                                  overwrite=overwrite))
+    click.echo(str(summary))
+
+
+@click.group("frames")
+def frames_group() -> None:
+    """Captured-frame corpora for `krpc-lint replay`."""
+
+
+@frames_group.command("generate")
+@click.option("--specs", required=True, type=click.Path(exists=True), help="Spec directory (with the headers).")
+@click.option("--count", required=True, type=click.IntRange(1, 100_000_000), help="Number of frames.")
+@click.option("--out", required=True, type=click.Path(), help="Output file: .parquet (default) or .jsonl.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the generated values.")
+@click.option("--overwrite", is_flag=True, help="Replace OUT if it exists.")
+def generate_command(specs: str, count: int, out: str, seed: int, overwrite: bool) -> None:
+    """A synthetic corpus of request and response frames from the codec's value generator."""
+    from linter.pipeline.frames import generate
+
+    written = _pipeline_errors(lambda: generate(specs, count, out, seed=seed, overwrite=overwrite))
+    click.echo(f"wrote {written} frames to {out}")

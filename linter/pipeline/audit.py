@@ -1,0 +1,258 @@
+"""``krpc-lint audit``: lint every distinct spec blob of a history and compare every consecutive
+revision pair of every spec lineage, on Spark.
+
+The driver extracts the history with git (``history.py``: one ``git log``, one ``cat-file``
+process) and ships self-contained work units to the executors: ``(blob, path, bytes)`` to lint,
+``(pair, old bytes, new bytes, released bytes)`` to compare. Executors run this package's own
+``lint_texts`` and ``compare`` — the same functions as the CLI — so a unit needs nothing but its
+bytes, and results do not depend on where they ran. A unit that fails is a row with ``error``
+set, never a failed job. Results go to Parquet (``revisions/``, ``findings/``, ``changes/``) and
+``report.html``, all written into a temporary directory renamed into place at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any, Protocol
+
+from linter.pipeline import schema
+from linter.pipeline.history import History, RevisionPair, extract
+from linter.pipeline.output import atomic_directory
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+# Compat in the strict profile: the audit reports every change, SAFE ones included, so the
+# charts show all the protocol's evolution, not only what fails a build.
+COMPAT_PROFILE = "strict"
+STEP_LABELS = {"revisions": "writing revisions/", "findings": "linting the blobs into findings/",
+               "changes": "comparing the revision pairs into changes/"}
+
+
+@dataclass(frozen=True)
+class BlobUnit:
+    """One distinct blob to lint."""
+
+    blob: str
+    path: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class PairUnit:
+    """One consecutive revision pair to compare, with the bytes of both sides and of the release."""
+
+    pair: dict[str, Any]
+    old: bytes
+    new: bytes | None
+    released: dict[str, bytes] | None
+
+
+# --- work units: what runs on the executors (also in-process, for tests) ----------------------
+
+
+def lint_blob(unit: BlobUnit) -> list[dict[str, Any]]:
+    """The lint findings of one blob, linted as a file of a larger directory (no cross-file rules)."""
+    from linter.engine.runner import lint_texts
+
+    try:
+        name = PurePosixPath(unit.path).name
+        report = lint_texts({name: unit.data}, complete=False)
+        return [{"blob": unit.blob, "path": unit.path, "rule": f.rule, "name": f.name, "severity": f.severity,
+                 "category": f.category, "line": f.line, "col": f.col, "message": f.message, "error": None}
+                for f in report.findings]
+    except Exception as exc:  # noqa: BLE001 - a bad unit is a row, never a failed job
+        return [_error_row(schema.FINDINGS, {"blob": unit.blob, "path": unit.path}, exc)]
+
+
+def compare_pair(unit: PairUnit) -> list[dict[str, Any]]:
+    """The compat changes between the two sides of one pair, each a CHANGES row."""
+    from linter.compat.api import compare
+    from linter.compat.revision import Revision
+    from linter.engine.config import Config
+
+    pair = unit.pair
+    try:
+        old = Revision("old", {pair["old_path"]: unit.old})
+        new = Revision("new", {pair["new_path"]: unit.new} if unit.new is not None else {})
+        released = Revision("released", unit.released) if unit.released is not None else None
+        report = compare(old, new, Config(profile=COMPAT_PROFILE), released=released)
+        return [{**pair, **_change_columns(f)} for f in report.findings]
+    except Exception as exc:  # noqa: BLE001 - a bad unit is a row, never a failed job
+        return [_error_row(schema.CHANGES, pair, exc)]
+
+
+def _change_columns(finding: Any) -> dict[str, Any]:
+    witness = finding.witness or {}
+    return {"rule": finding.rule, "name": finding.name, "category": finding.category, "severity": finding.severity,
+            "message_name": finding.message_name, "versions": list(finding.versions), "released": finding.released,
+            "line": finding.line, "col": finding.col, "message": finding.message,
+            "witness_version": witness.get("version"), "witness_writer": witness.get("writer"),
+            "witness_hex": witness.get("hex"), "error": None}
+
+
+def _error_row(ddl: str, known: dict[str, Any], exc: Exception) -> dict[str, Any]:
+    row = dict.fromkeys(schema.columns(ddl))
+    row.update(known)
+    row["error"] = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=-3)}"
+    return row
+
+
+# --- units from a history ----------------------------------------------------------------------
+
+
+def pair_columns(pair: RevisionPair) -> dict[str, Any]:
+    """The CHANGES columns that say which pair a change belongs to."""
+    return {"lineage": pair.lineage, "old_commit": pair.old.commit, "new_commit": pair.new.commit,
+            "time": datetime.fromtimestamp(pair.new.time, timezone.utc), "release": pair.new.release,
+            "old_path": pair.old.path, "new_path": pair.new.path or pair.old.path, "old_blob": pair.old.blob,
+            "new_blob": pair.new.blob, "released_in": pair.released_in}
+
+
+@dataclass
+class Units:
+    """The work of one audit: blobs to lint and pairs to compare."""
+
+    blobs: list[BlobUnit] = field(default_factory=list)
+    pairs: list[PairUnit] = field(default_factory=list)
+
+
+def units(history: History) -> Units:
+    """Every work unit, each distinct blob read once (the release's files included)."""
+    released_at = {pair.released_in for pair in history.pairs if pair.released_in}
+    release_files = {tag: history.release_specs(tag) for tag in sorted(released_at)}
+    wanted = set(history.blobs) | {p.old.blob for p in history.pairs if p.old.blob}  # with --since, an old
+    wanted |= {b for files in release_files.values() for b in files.values()}  # side may predate the listed blobs
+    contents = history.read_blobs(sorted(wanted))
+    blobs = [BlobUnit(blob, path, contents[blob]) for blob, path in history.blobs.items()]
+    pairs = []
+    for pair in history.pairs:
+        released = None
+        if pair.released_in:
+            files = release_files[pair.released_in]
+            at_release = next((p for p in (pair.old.path, pair.new.path) if p in files), None)
+            released = {at_release: contents[files[at_release]]} if at_release else {}
+        new = contents[pair.new.blob] if pair.new.blob else None
+        pairs.append(PairUnit(pair_columns(pair), contents[pair.old.blob], new, released))
+    return Units(_heaviest_first(blobs, lambda u: len(u.data)), _heaviest_first(pairs, lambda u: len(u.old)))
+
+
+def _heaviest_first(items: list, size: Callable[[Any], int]) -> list:
+    """Biggest units first, so the last tasks to run are short ones and executors finish together."""
+    return sorted(items, key=size, reverse=True)
+
+
+def run_in_process(work: Units) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The audit's findings and changes without Spark: the reference the distributed run must equal."""
+    return ([row for unit in work.blobs for row in lint_blob(unit)],
+            [row for unit in work.pairs for row in compare_pair(unit)])
+
+
+# --- Spark ---------------------------------------------------------------------------------------
+
+
+class Progress(Protocol):
+    """What a run reports as it goes (``progress.RunProgress`` draws it)."""
+
+    def step(self, text: str) -> None: ...
+
+    def watch(self, spark: Any) -> None: ...
+
+
+class Silent:
+    """No progress output: the library default."""
+
+    def step(self, text: str) -> None:
+        """Ignore the step."""
+
+    def watch(self, spark: Any) -> None:
+        """Ignore the session."""
+
+
+@dataclass
+class AuditSummary:
+    """What an audit did, for the CLI and the report's header."""
+
+    out: str
+    commits: int
+    revisions: int
+    blobs: int
+    pairs: int
+    findings: int
+    changes: int
+    errors: int
+    seconds: float
+    master: str
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def _distributed(spark: SparkSession, items: list, function: Callable[[Any], list[dict[str, Any]]], ddl: str):
+    """A DataFrame of ``function``'s rows over ``items``, computed on the executors."""
+    context = spark.sparkContext
+    slices = max(1, min(len(items), context.defaultParallelism * 4))
+    rdd = context.parallelize(items, slices).flatMap(function)
+    names = schema.columns(ddl)
+    return spark.createDataFrame(rdd.map(lambda row: tuple(row[n] for n in names)), ddl)
+
+
+def audit(repo: str, out: str, *, refs: Iterable[str] = (), paths: Iterable[str] = (), since: str | None = None,
+          master: str | None = None, overwrite: bool = False, spark: SparkSession | None = None,
+          progress: Progress | None = None) -> AuditSummary:
+    """Audit ``repo``'s history into ``out`` (Parquet datasets and report.html)."""
+    from linter.pipeline.spark import session
+
+    progress = progress or Silent()
+    started = time.monotonic()
+    with atomic_directory(out, overwrite=overwrite) as work_dir:
+        progress.step("reading the history")
+        history = extract(repo, refs=list(refs) or None, paths=list(paths) or None, since=since)
+        work = units(history)
+        progress.step(f"{len(history.revisions)} spec revisions, {len(work.blobs)} distinct blobs, "
+                      f"{len(work.pairs)} revision pairs; starting Spark")
+        spark = spark or session(master)
+        progress.watch(spark)
+        revisions = spark.createDataFrame([_revision_tuple(r) for r in history.revisions], schema.REVISIONS)
+        findings = _distributed(spark, work.blobs, lint_blob, schema.FINDINGS)
+        changes = _distributed(spark, work.pairs, compare_pair, schema.CHANGES)
+        tables = {}
+        for name, frame in (("revisions", revisions), ("findings", findings), ("changes", changes)):
+            progress.step(STEP_LABELS[name])
+            frame.write.parquet(str(work_dir / name))
+            tables[name] = [row.asDict(recursive=True) for row in spark.read.parquet(str(work_dir / name)).collect()]
+        summary = AuditSummary(out, len({r.commit for r in history.revisions}), len(history.revisions),
+                               len(work.blobs), len(work.pairs), len(tables["findings"]), len(tables["changes"]),
+                               sum(1 for t in ("findings", "changes") for row in tables[t] if row["error"]),
+                               0.0, spark.sparkContext.master)
+        summary.seconds = round(time.monotonic() - started, 1)
+        summary.meta = _meta(repo, history, summary)
+        progress.step("writing report.html")
+        _write_report(work_dir, tables, summary.meta)
+        (work_dir / "summary.json").write_text(json.dumps(summary.meta, indent=2, default=str) + "\n")
+    return summary
+
+
+def _revision_tuple(revision: Any) -> tuple:
+    row = revision.to_row()
+    return tuple(row[name] for name in schema.columns(schema.REVISIONS))
+
+
+def _meta(repo: str, history: History, summary: AuditSummary) -> dict[str, Any]:
+    from linter.report.formats import tool_version
+
+    return {"repository": str(Path(repo).resolve()), "refs": ", ".join(history.refs),
+            "globs": ", ".join(history.globs_used), "releases": len(history.releases), "pairs": summary.pairs,
+            "seconds": summary.seconds, "master": summary.master, "krpc_lint": tool_version()}
+
+
+def _write_report(work_dir: Path, tables: dict[str, list[dict[str, Any]]], meta: dict[str, Any]) -> None:
+    from linter.pipeline.report_html import render_report
+
+    html = render_report(tables["revisions"], tables["findings"], tables["changes"],
+                         title=f"krpc-lint audit of {Path(meta['repository']).name}", meta=meta)
+    (work_dir / "report.html").write_text(html, encoding="utf-8")

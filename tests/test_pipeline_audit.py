@@ -1,0 +1,208 @@
+"""``krpc-lint audit`` on a real git repository built here, on Spark in local mode and on a real
+standalone cluster: the tables row by row, the same results as the library in-process."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO_ROOT
+from gitrepo import git, isolate_git, write
+
+pytest.importorskip("pyspark", reason="the pipeline needs the spark extra: pip install -e '.[test]'")
+pytestmark = pytest.mark.skipif(shutil.which("git") is None or shutil.which("java") is None,
+                                reason="the audit needs git and Java")
+
+from linter import compare, lint_texts  # noqa: E402
+from linter.engine.config import Config  # noqa: E402
+from linter.pipeline import audit as audit_module  # noqa: E402
+from linter.pipeline import schema  # noqa: E402
+from linter.pipeline.audit import BlobUnit, audit, compare_pair, lint_blob, run_in_process, units  # noqa: E402
+from linter.pipeline.history import extract  # noqa: E402
+
+SPECS = "clients/src/main/resources/common/message"
+DEMO = REPO_ROOT / "fixtures" / "compat" / "demo"
+BAD_SPEC = (REPO_ROOT / "fixtures" / "invalid" / "KL301-field-name-pattern.json").read_text()
+
+
+def _commit(repo: Path, message: str, date: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("GIT_AUTHOR_DATE", date)
+    monkeypatch.setenv("GIT_COMMITTER_DATE", date)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+@pytest.fixture(scope="module")
+def spark():
+    from linter.pipeline.spark import session
+
+    spark = session("local[2]")
+    yield spark
+    spark.stop()
+
+
+@pytest.fixture
+def history_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """Five commits: specs added and released, a safe change, a rename, a wire break (released),
+    a bad spec added then deleted, a corrupt file."""
+    isolate_git(monkeypatch, tmp_path)
+    repo = tmp_path / "specs"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "trunk")
+    for spec in (DEMO / "old").glob("*.json"):
+        write(repo, f"{SPECS}/{spec.name}", spec.read_text())
+    commits = {"added": _commit(repo, "specs", "2024-01-10T10:00:00Z", monkeypatch)}
+    git(repo, "tag", "1.0.0")
+    safe = (DEMO / "new" / "WidgetFetchRequest.json").read_text().replace(
+        '"MaxWaitMs", "type": "int64"', '"MaxWaitMs", "type": "int32"')
+    write(repo, f"{SPECS}/WidgetFetchRequest.json", safe)
+    write(repo, f"{SPECS}/WidgetFetchResponse.json", (DEMO / "new" / "WidgetFetchResponse.json").read_text())
+    write(repo, f"{SPECS}/TenantQuota.json", BAD_SPEC)
+    commits["safe"] = _commit(repo, "v4", "2024-02-05T10:00:00Z", monkeypatch)
+    git(repo, "mv", f"{SPECS}/WidgetRegistrationRecord.json", f"{SPECS}/WidgetRecord.json")
+    commits["renamed"] = _commit(repo, "rename", "2024-02-20T10:00:00Z", monkeypatch)
+    write(repo, f"{SPECS}/WidgetFetchRequest.json", safe.replace('"MaxWaitMs", "type": "int32"',
+                                                                  '"MaxWaitMs", "type": "int64"'))
+    commits["break"] = _commit(repo, "retype", "2024-03-01T10:00:00Z", monkeypatch)
+    (repo / SPECS / "TenantQuota.json").unlink()
+    write(repo, f"{SPECS}/Broken.json", "{ not json")
+    commits["deleted"] = _commit(repo, "cleanup", "2024-03-15T10:00:00Z", monkeypatch)
+    git(repo, "tag", "1.1.0")
+    return {"repo": str(repo), **commits}
+
+
+def _changes(rows: list[dict], commits: dict[str, str]) -> set[tuple]:
+    by_commit = {commit: name for name, commit in commits.items() if name != "repo"}
+    return {(by_commit[r["new_commit"]], r["new_path"].rsplit("/", 1)[-1], r["rule"], r["category"], r["released"],
+             tuple(r["versions"] or ()), r["release"], r["released_in"]) for r in rows}
+
+
+EXPECTED_CHANGES = {
+    ("safe", "WidgetFetchRequest.json", "KL1061", "SOURCE_ONLY", True, (1, 2, 3), "1.1.0", "1.0.0"),
+    ("safe", "WidgetFetchRequest.json", "KL1081", "SAFE", True, (4,), "1.1.0", "1.0.0"),
+    ("safe", "WidgetFetchRequest.json", "KL1083", "SAFE", True, (2, 3), "1.1.0", "1.0.0"),
+    ("safe", "WidgetFetchResponse.json", "KL1081", "SAFE", True, (4,), "1.1.0", "1.0.0"),
+    ("renamed", "WidgetRecord.json", "KL1063", "SOURCE_ONLY", True, (0, 1), "1.1.0", "1.0.0"),
+    ("break", "WidgetFetchRequest.json", "KL1003", "WIRE_BREAKING", True, (0, 1, 2, 3), "1.1.0", "1.0.0"),
+    # v4 came after release 1.0.0: the same retype there is a change to an unreleased version
+    ("break", "WidgetFetchRequest.json", "KL1003", "WIRE_BREAKING", False, (4,), "1.1.0", "1.0.0"),
+    ("deleted", "TenantQuota.json", "KL1042", "VERSION_DROPPED", False, (0,), "1.1.0", "1.0.0"),
+}
+
+
+def test_audit_tables_row_by_row(history_repo: dict[str, str], tmp_path: Path, spark) -> None:
+    out = tmp_path / "audit"
+    summary = audit(history_repo["repo"], str(out), spark=spark)
+    read = {name: [row.asDict(recursive=True) for row in spark.read.parquet(str(out / name)).collect()]
+            for name in ("revisions", "findings", "changes")}
+    for name, rows in read.items():
+        assert list(rows[0]) == schema.columns(getattr(schema, name.upper())), name
+
+    by_commit = {commit: name for name, commit in history_repo.items() if name != "repo"}
+    revisions = sorted((by_commit[r["commit"]], r["status"], r["path"].rsplit("/", 1)[-1],
+                        (r["old_path"] or "").rsplit("/", 1)[-1], r["lineage"].rsplit("/", 1)[-1], r["release"])
+                       for r in read["revisions"])
+    assert revisions == sorted([
+        ("added", "A", "WidgetFetchRequest.json", "", "WidgetFetchRequest.json", "1.0.0"),
+        ("added", "A", "WidgetFetchResponse.json", "", "WidgetFetchResponse.json", "1.0.0"),
+        ("added", "A", "WidgetRegistrationRecord.json", "", "WidgetRegistrationRecord.json", "1.0.0"),
+        ("safe", "M", "WidgetFetchRequest.json", "", "WidgetFetchRequest.json", "1.1.0"),
+        ("safe", "M", "WidgetFetchResponse.json", "", "WidgetFetchResponse.json", "1.1.0"),
+        ("safe", "A", "TenantQuota.json", "", "TenantQuota.json", "1.1.0"),
+        ("renamed", "R", "WidgetRecord.json", "WidgetRegistrationRecord.json", "WidgetRegistrationRecord.json",
+         "1.1.0"),
+        ("break", "M", "WidgetFetchRequest.json", "", "WidgetFetchRequest.json", "1.1.0"),
+        ("deleted", "D", "TenantQuota.json", "", "TenantQuota.json", "1.1.0"),
+        ("deleted", "A", "Broken.json", "", "Broken.json", "1.1.0"),
+    ])
+
+    findings = sorted((r["path"].rsplit("/", 1)[-1], r["rule"], r["line"], r["col"]) for r in read["findings"])
+    assert findings == [("Broken.json", "KL001", 1, 3), ("TenantQuota.json", "KL301", 11, 15)]
+    assert _changes(read["changes"], history_repo) == EXPECTED_CHANGES
+    wire = [r for r in read["changes"] if r["category"] == "WIRE_BREAKING"]
+    assert sorted((r["witness_version"], r["witness_writer"], r["witness_hex"][:12]) for r in wire) == [
+        (0, "old", "ebaa94550000"), (0, "old", "ebaa94550000")]  # one change, one witness: v0's
+    assert all(r["error"] is None for rows in read.values() for r in rows if "error" in r)
+
+    assert (summary.commits, summary.revisions, summary.blobs, summary.pairs) == (5, 10, 8, 5)
+    meta = json.loads((out / "summary.json").read_text())
+    assert (meta["releases"], meta["pairs"], meta["master"]) == (2, 5, spark.sparkContext.master)
+    html = (out / "report.html").read_text()
+    assert "<!doctype html>" in html.lower() and "WidgetFetchRequest" in html
+
+
+def test_distributed_results_equal_the_library_in_process(history_repo: dict[str, str], spark) -> None:
+    """Spark's rows against direct calls of the public library (lint_texts, compare) per unit."""
+    history = extract(history_repo["repo"])
+    work = units(history)
+    expected_findings = set()
+    for unit in work.blobs:
+        for f in lint_texts({Path(unit.path).name: unit.data}, complete=False).findings:
+            expected_findings.add((unit.blob, f.rule, f.line, f.col, f.message))
+    expected_changes = set()
+    for unit in work.pairs:
+        from linter.compat.revision import Revision
+
+        old = Revision("old", {unit.pair["old_path"]: unit.old})
+        new = Revision("new", {unit.pair["new_path"]: unit.new} if unit.new is not None else {})
+        released = Revision("released", unit.released) if unit.released is not None else None
+        for f in compare(old, new, Config(profile="strict"), released=released).findings:
+            expected_changes.add((unit.pair["new_commit"], f.rule, f.versions, f.message,
+                                  (f.witness or {}).get("hex")))
+
+    findings = audit_module._distributed(spark, work.blobs, lint_blob, schema.FINDINGS).collect()
+    changes = audit_module._distributed(spark, work.pairs, compare_pair, schema.CHANGES).collect()
+    assert {(r.blob, r.rule, r.line, r.col, r.message) for r in findings} == expected_findings
+    assert {(r.new_commit, r.rule, tuple(r.versions), r.message, r.witness_hex) for r in changes} == expected_changes
+    in_process_findings, in_process_changes = run_in_process(work)
+    assert len(in_process_findings) == len(findings) and len(in_process_changes) == len(changes)
+
+
+def test_a_unit_that_fails_is_a_row_not_a_failed_job(spark) -> None:
+    broken = BlobUnit("deadbeef", "specs/X.json", None)  # type: ignore[arg-type]
+    rows = audit_module._distributed(spark, [broken, BlobUnit("cafe", "specs/Y.json", b"{}")], lint_blob,
+                                     schema.FINDINGS).collect()
+    errors = [r for r in rows if r.error]
+    assert [(r.blob, r.path, r.rule) for r in errors] == [("deadbeef", "specs/X.json", None)]
+    assert errors[0].error.startswith("AttributeError: 'NoneType' object has no attribute")
+    assert {r.blob for r in rows if not r.error} == {"cafe"}
+
+
+def test_the_core_linter_does_not_import_pyspark() -> None:
+    code = ("import sys, linter; linter.lint(['fixtures/valid']); linter.compare('fixtures/compat/demo/old', "
+            "'fixtures/compat/demo/new'); import linter.cli.main; "
+            "assert not [m for m in sys.modules if m.startswith(('pyspark', 'pyarrow', 'py4j'))], 'heavy import'")
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def _cli(*args: str, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "linter.cli.main", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "NO_COLOR": "1"})
+
+
+def test_audit_on_a_standalone_cluster_via_the_cli(history_repo: dict[str, str], tmp_path: Path) -> None:
+    """A real master and worker started from the installed pyspark, on 127.0.0.1."""
+    from spark_cluster import standalone_cluster
+
+    cluster_dir = tmp_path / "cluster"
+    cluster_dir.mkdir()
+    out = tmp_path / "audit"
+    with standalone_cluster(cluster_dir) as master:
+        result = _cli("audit", history_repo["repo"], "--out", str(out), "--master", master)
+        assert result.returncode == 0, result.stdout + result.stderr
+    assert f"on {master}" in result.stdout
+    assert "5 commits, 10 spec revisions, 8 distinct blobs linted (2 findings), 5 revision pairs compared " \
+           f"({len(EXPECTED_CHANGES)} changes), 0 errors" in result.stdout
+    assert json.loads((out / "summary.json").read_text())["master"] == master
+    assert "app-" in " ".join(os.listdir(cluster_dir / "worker")), "the job did not run on the worker"
+
+    again = _cli("audit", history_repo["repo"], "--out", str(out))
+    assert again.returncode == 2 and "already exists: pass --overwrite" in again.stderr
