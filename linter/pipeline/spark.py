@@ -11,12 +11,14 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 LOCAL = "local[*]"
+LOG_CONFIG = Path(__file__).with_name("log4j2.properties").as_uri()
 
 
 class SparkUnavailable(RuntimeError):
@@ -54,6 +56,7 @@ def _java_major(text: str) -> int | None:
 def session(master: str | None = None, app: str = "krpc-lint") -> SparkSession:
     """A Spark session for one run; quiet, UI off, UTC, Arrow on, workers on this interpreter."""
     require_pyspark()
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
@@ -65,7 +68,8 @@ def session(master: str | None = None, app: str = "krpc-lint") -> SparkSession:
                .config("spark.sql.execution.arrow.pyspark.enabled", "true")
                .config("spark.python.worker.reuse", "true")
                .config("spark.driver.bindAddress", "127.0.0.1")
-               .config("spark.driver.host", "127.0.0.1"))
+               .config("spark.driver.host", "127.0.0.1")
+               .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG_CONFIG}"))
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
