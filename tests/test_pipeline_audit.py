@@ -206,3 +206,18 @@ def test_audit_on_a_standalone_cluster_via_the_cli(history_repo: dict[str, str],
 
     again = _cli("audit", history_repo["repo"], "--out", str(out))
     assert again.returncode == 2 and "already exists: pass --overwrite" in again.stderr
+
+
+def test_audit_of_this_repository_writes_a_report_that_parses_strictly(tmp_path: Path, spark) -> None:
+    """As a new user would try it: the project's own history (its specs are the fixtures)."""
+    import html5lib
+
+    if not (REPO_ROOT / ".git").exists():
+        pytest.skip("this checkout is not a git repository")
+    out = tmp_path / "own"
+    summary = audit(str(REPO_ROOT), str(out), spark=spark)
+    assert summary.revisions > 0 and summary.blobs > 0 and summary.errors == 0
+    html = (out / "report.html").read_text(encoding="utf-8")
+    html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(html)
+    assert "<script" not in html.lower() and "krpc-lint audit of" in html
+    assert json.loads((out / "summary.json").read_text())["globs"] == "**/*.json"
