@@ -21,9 +21,8 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None or shutil.which("jav
 
 from linter import compare, lint_texts  # noqa: E402
 from linter.engine.config import Config  # noqa: E402
-from linter.pipeline import audit as audit_module  # noqa: E402
 from linter.pipeline import schema  # noqa: E402
-from linter.pipeline.audit import BlobUnit, audit, compare_pair, lint_blob, run_in_process, units  # noqa: E402
+from linter.pipeline.audit import BlobUnit, Units, audit, distributed, run_in_process, units  # noqa: E402
 from linter.pipeline.history import extract  # noqa: E402
 
 SPECS = "clients/src/main/resources/common/message"
@@ -157,22 +156,22 @@ def test_distributed_results_equal_the_library_in_process(history_repo: dict[str
             expected_changes.add((unit.pair["new_commit"], f.rule, f.versions, f.message,
                                   (f.witness or {}).get("hex")))
 
-    findings = audit_module._distributed(spark, work.blobs, lint_blob, schema.FINDINGS).collect()
-    changes = audit_module._distributed(spark, work.pairs, compare_pair, schema.CHANGES).collect()
-    assert {(r.blob, r.rule, r.line, r.col, r.message) for r in findings} == expected_findings
-    assert {(r.new_commit, r.rule, tuple(r.versions), r.message, r.witness_hex) for r in changes} == expected_changes
-    in_process_findings, in_process_changes = run_in_process(work)
-    assert len(in_process_findings) == len(findings) and len(in_process_changes) == len(changes)
+    tables = distributed(spark, work)
+    assert {(r["blob"], r["rule"], r["line"], r["col"], r["message"]) for r in tables["findings"]} == expected_findings
+    assert {(r["new_commit"], r["rule"], tuple(r["versions"]), r["message"], r["witness_hex"])
+            for r in tables["changes"]} == expected_changes
+    assert len(expected_changes) > 5 and len(expected_findings) == 2
+    in_process = run_in_process(work)
+    assert sorted(map(repr, in_process["changes"])) == sorted(map(repr, tables["changes"]))
 
 
 def test_a_unit_that_fails_is_a_row_not_a_failed_job(spark) -> None:
-    broken = BlobUnit("deadbeef", "specs/X.json", None)  # type: ignore[arg-type]
-    rows = audit_module._distributed(spark, [broken, BlobUnit("cafe", "specs/Y.json", b"{}")], lint_blob,
-                                     schema.FINDINGS).collect()
-    errors = [r for r in rows if r.error]
-    assert [(r.blob, r.path, r.rule) for r in errors] == [("deadbeef", "specs/X.json", None)]
-    assert errors[0].error.startswith("AttributeError: 'NoneType' object has no attribute")
-    assert {r.blob for r in rows if not r.error} == {"cafe"}
+    broken = BlobUnit("deadbeef", None, b"{}")  # type: ignore[arg-type]  - no path: lint_blob raises
+    rows = distributed(spark, Units([broken, BlobUnit("cafe", "specs/Y.json", b"{}")], []))["findings"]
+    errors = [r for r in rows if r["error"]]
+    assert [(r["blob"], r["path"], r["rule"]) for r in errors] == [("deadbeef", None, None)]
+    assert errors[0]["error"].startswith("TypeError: ")
+    assert {r["blob"] for r in rows if not r["error"]} == {"cafe"}
 
 
 def test_the_core_linter_does_not_import_pyspark() -> None:

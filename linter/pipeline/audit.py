@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from linter.pipeline import schema
 from linter.pipeline.history import History, RevisionPair, extract
-from linter.pipeline.output import atomic_directory
+from linter.pipeline.output import atomic_directory, write_parquet
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -31,8 +31,6 @@ if TYPE_CHECKING:
 # Compat in the strict profile: the audit reports every change, SAFE ones included, so the
 # charts show all the protocol's evolution, not only what fails a build.
 COMPAT_PROFILE = "strict"
-STEP_LABELS = {"revisions": "writing revisions/", "findings": "linting the blobs into findings/",
-               "changes": "comparing the revision pairs into changes/"}
 
 
 @dataclass(frozen=True)
@@ -140,7 +138,7 @@ def units(history: History) -> Units:
             released = {at_release: contents[files[at_release]]} if at_release else {}
         new = contents[pair.new.blob] if pair.new.blob else None
         pairs.append(PairUnit(pair_columns(pair), contents[pair.old.blob], new, released))
-    return Units(_heaviest_first(blobs, lambda u: len(u.data)), _heaviest_first(pairs, lambda u: len(u.old)))
+    return Units(blobs, pairs)
 
 
 def _heaviest_first(items: list, size: Callable[[Any], int]) -> list:
@@ -148,10 +146,10 @@ def _heaviest_first(items: list, size: Callable[[Any], int]) -> list:
     return sorted(items, key=size, reverse=True)
 
 
-def run_in_process(work: Units) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The audit's findings and changes without Spark: the reference the distributed run must equal."""
-    return ([row for unit in work.blobs for row in lint_blob(unit)],
-            [row for unit in work.pairs for row in compare_pair(unit)])
+def run_in_process(work: Units) -> dict[str, list[dict[str, Any]]]:
+    """The audit's findings and changes without Spark: the peer the distributed run is measured against."""
+    return {"findings": [row for unit in work.blobs for row in lint_blob(unit)],
+            "changes": [row for unit in work.pairs for row in compare_pair(unit)]}
 
 
 # --- Spark ---------------------------------------------------------------------------------------
@@ -192,13 +190,31 @@ class AuditSummary:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-def _distributed(spark: SparkSession, items: list, function: Callable[[Any], list[dict[str, Any]]], ddl: str):
-    """A DataFrame of ``function``'s rows over ``items``, computed on the executors."""
+def run_unit(unit: BlobUnit | PairUnit) -> list[tuple[str, dict[str, Any]]]:
+    """One unit of either kind, its rows tagged with the table they belong to."""
+    if isinstance(unit, BlobUnit):
+        return [("findings", row) for row in lint_blob(unit)]
+    return [("changes", row) for row in compare_pair(unit)]
+
+
+def distributed(spark: SparkSession, work: Units) -> dict[str, list[dict[str, Any]]]:
+    """Every unit run on the executors in one job (lint and compat interleaved, heaviest first).
+
+    The rows come back to the driver: they are small (findings and changes, not specs), so the
+    driver writes the datasets itself and ``--out`` need not be storage the executors share.
+    """
+    items: list[BlobUnit | PairUnit] = _heaviest_first([*work.blobs, *work.pairs], _unit_size)
     context = spark.sparkContext
     slices = max(1, min(len(items), context.defaultParallelism * 4))
-    rdd = context.parallelize(items, slices).flatMap(function)
-    names = schema.columns(ddl)
-    return spark.createDataFrame(rdd.map(lambda row: tuple(row[n] for n in names)), ddl)
+    tables: dict[str, list[dict[str, Any]]] = {"findings": [], "changes": []}
+    for table, row in context.parallelize(items, slices).flatMap(run_unit).collect():
+        tables[table].append(row)
+    return tables
+
+
+def _unit_size(unit: BlobUnit | PairUnit) -> int:
+    """Comparing costs several times linting: weigh pairs up so they are scheduled first."""
+    return len(unit.data) if isinstance(unit, BlobUnit) else 4 * len(unit.old)
 
 
 def audit(repo: str, out: str, *, refs: Iterable[str] = (), paths: Iterable[str] = (), since: str | None = None,
@@ -217,14 +233,11 @@ def audit(repo: str, out: str, *, refs: Iterable[str] = (), paths: Iterable[str]
                       f"{len(work.pairs)} revision pairs; starting Spark")
         spark = spark or session(master)
         progress.watch(spark)
-        revisions = spark.createDataFrame([_revision_tuple(r) for r in history.revisions], schema.REVISIONS)
-        findings = _distributed(spark, work.blobs, lint_blob, schema.FINDINGS)
-        changes = _distributed(spark, work.pairs, compare_pair, schema.CHANGES)
-        tables = {}
-        for name, frame in (("revisions", revisions), ("findings", findings), ("changes", changes)):
-            progress.step(STEP_LABELS[name])
-            frame.write.parquet(str(work_dir / name))
-            tables[name] = [row.asDict(recursive=True) for row in spark.read.parquet(str(work_dir / name)).collect()]
+        progress.step("linting the blobs and comparing the revision pairs")
+        tables = {"revisions": [r.to_row() for r in history.revisions], **distributed(spark, work)}
+        progress.step("writing revisions/, findings/, changes/")
+        for name, rows in tables.items():
+            write_parquet(rows, getattr(schema, name.upper()), work_dir / name)
         summary = AuditSummary(out, len({r.commit for r in history.revisions}), len(history.revisions),
                                len(work.blobs), len(work.pairs), len(tables["findings"]), len(tables["changes"]),
                                sum(1 for t in ("findings", "changes") for row in tables[t] if row["error"]),
@@ -235,11 +248,6 @@ def audit(repo: str, out: str, *, refs: Iterable[str] = (), paths: Iterable[str]
         _write_report(work_dir, tables, summary.meta)
         (work_dir / "summary.json").write_text(json.dumps(summary.meta, indent=2, default=str) + "\n")
     return summary
-
-
-def _revision_tuple(revision: Any) -> tuple:
-    row = revision.to_row()
-    return tuple(row[name] for name in schema.columns(schema.REVISIONS))
 
 
 def _meta(repo: str, history: History, summary: AuditSummary) -> dict[str, Any]:

@@ -44,3 +44,15 @@ def _replace(source: Path, target: Path) -> None:
     os.rename(source, target)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True) if old.is_dir() else old.unlink()
+
+
+def write_parquet(rows: list[dict], ddl: str, directory: Path) -> None:
+    """``rows`` as a one-file Parquet dataset ``directory/part-00000.parquet`` with the DDL's columns."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from linter.pipeline.schema import arrow_schema
+
+    directory.mkdir(parents=True)
+    table = pa.Table.from_pylist(rows, schema=arrow_schema(ddl))
+    pq.write_table(table, directory / "part-00000.parquet")

@@ -50,13 +50,36 @@ REPLAY_MISMATCHES = (
 REPLAY_COUNTS = "api_key INT, api_name STRING, api_version INT, direction STRING, outcome STRING, frames BIGINT"
 
 
+def fields(ddl: str) -> list[tuple[str, str]]:
+    """(name, type) of each column of a DDL string, in order (commas inside ``ARRAY<...>`` kept)."""
+    parsed, depth, start = [], 0, 0
+    for index, char in enumerate(ddl + ","):
+        depth += (char == "<") - (char == ">")
+        if char == "," and depth == 0:
+            name, kind = ddl[start:index].split(None, 1)
+            parsed.append((name, kind.strip()))
+            start = index + 1
+    return parsed
+
+
 def columns(ddl: str) -> list[str]:
     """The column names of a DDL string, in order."""
-    names, depth, start = [], 0, 0
-    for index, char in enumerate(ddl + ","):
-        depth += char == "<"
-        depth -= char == ">"
-        if char == "," and depth == 0:
-            names.append(ddl[start:index].split()[0])
-            start = index + 1
-    return names
+    return [name for name, _ in fields(ddl)]
+
+
+_ARROW_TYPES = {"STRING": "string", "INT": "int32", "BIGINT": "int64", "BOOLEAN": "bool_", "DOUBLE": "float64"}
+
+
+def arrow_schema(ddl: str):  # -> pyarrow.Schema; pyarrow is imported only when a table is written
+    """The pyarrow schema of a DDL string, so the driver writes datasets Spark reads back alike."""
+    import pyarrow as pa
+
+    return pa.schema([pa.field(name, _arrow_type(pa, kind)) for name, kind in fields(ddl)])
+
+
+def _arrow_type(pa, kind: str):
+    if kind.startswith("ARRAY<"):
+        return pa.list_(_arrow_type(pa, kind[len("ARRAY<"):-1]))
+    if kind == "TIMESTAMP":
+        return pa.timestamp("us", tz="UTC")
+    return getattr(pa, _ARROW_TYPES[kind])()
