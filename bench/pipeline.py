@@ -10,7 +10,10 @@ side with its peer, the same work units run in-process on one core without Spark
 Replay: ``--frames N`` generated frames (default 1,000,000) from 3.7.0, replayed against
 trunk-2024-10; see bench/replay.py for its floor.
 
-Usage: python bench/pipeline.py [--repo PATH] [--frames N] [--skip-replay]
+``--kafka-scale`` adds a generated history of Kafka trunk's size (17,000 commits, 260 small specs,
+~1,100 revision pairs, release branches): the scale of the goal, with toy specs.
+
+Usage: python bench/pipeline.py [--repo PATH] [--kafka-scale] [--frames N] [--skip-replay]
 """
 
 from __future__ import annotations
@@ -75,6 +78,62 @@ def synthetic_history(work: Path) -> Path:
     return repo
 
 
+def _toy_spec(name: str, version: int) -> bytes:
+    fields = ",\n".join(f'    {{ "name": "F{j}", "type": "int32", "versions": "{j}+" }}' for j in range(version + 5))
+    return (f'{{\n  "apiKey": {sum(map(ord, name)) % 1000},\n  "type": "request",\n  "name": "{name}",\n'
+            f'  "validVersions": "0-{version}",\n  "fields": [\n{fields}\n  ]\n}}\n').encode()
+
+
+class _FastImport:
+    """A git fast-import stream: the cheap way to a history with Kafka's number of commits."""
+
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+        self.mark = 0
+        self.time = 1_500_000_000
+
+    def blob(self, data: bytes) -> int:
+        self.mark += 1
+        self.parts.append(b"blob\nmark :%d\ndata %d\n%s\n" % (self.mark, len(data), data))
+        return self.mark
+
+    def commit(self, branch: str, files: dict[str, bytes], parent: int | None) -> int:
+        ops = [b"M 100644 :%d %s\n" % (self.blob(data), path.encode()) for path, data in files.items()]
+        self.mark, self.time = self.mark + 1, self.time + 3600
+        head = b"commit refs/heads/%s\nmark :%d\ncommitter b <b@b> %d +0000\ndata 1\nc\n" % (
+            branch.encode(), self.mark, self.time)
+        self.parts.append(head + (b"from :%d\n" % parent if parent else b"") + b"".join(ops) + b"\n")
+        return self.mark
+
+
+def kafka_scale_history(work: Path, commits: int = 17_000) -> Path:
+    """Kafka trunk's shape: 17,000 commits, ~6.5% touching one of 260 small specs, a release
+    branch with a tag every 1,500 commits (never merged back, as Kafka's are)."""
+    import random
+
+    rng, stream = random.Random(1), _FastImport()
+    versions = {f"clients/src/main/resources/common/message/Api{i}Request.json": 0 for i in range(200)}
+    versions |= {f"metadata/src/main/resources/common/metadata/Rec{i}Record.json": 0 for i in range(60)}
+    head = stream.commit("trunk", {p: _toy_spec(Path(p).stem, 0) for p in versions}, None)
+    for n in range(commits):
+        files = {f"core/src/Main{n % 500}.java": f"class X{n} {{}}\n".encode()}
+        if rng.random() < 0.065:
+            path = rng.choice(sorted(versions))
+            versions[path] += 1
+            files[path] = _toy_spec(Path(path).stem, versions[path])
+        head = stream.commit("trunk", files, head)
+        if n % 1500 == 1499:
+            tag = f"3.{n // 1500}.0"
+            release = stream.commit(f"release-{tag}", {"gradle.properties": f"version={tag}\n".encode()}, head)
+            stream.parts.append(b"tag %s\nfrom :%d\ntagger b <b@b> %d +0000\ndata 1\nr\n" % (
+                tag.encode(), release, stream.time + 86400))
+    repo = work / "kafka-scale"
+    subprocess.run(["git", "init", "-q", "-b", "trunk", str(repo)], check=True, env={**os.environ, **GIT_ENV})
+    subprocess.run(["git", "-C", str(repo), "fast-import", "--quiet"], input=b"".join(stream.parts), check=True)
+    subprocess.run(["git", "-C", str(repo), "reset", "-q", "--hard", "trunk"], check=True)
+    return repo
+
+
 def bench_audit(repo: Path, work: Path) -> None:
     from linter.pipeline.audit import run_in_process, units
     from linter.pipeline.history import extract
@@ -114,6 +173,8 @@ def bench_replay(frames: int, work: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repo", type=Path, help="a git repository with spec history (default: synthetic)")
+    parser.add_argument("--kafka-scale", action="store_true",
+                        help="also audit a generated history of Kafka's size (17,000 commits, ~1,100 pairs)")
     parser.add_argument("--frames", type=int, default=1_000_000)
     parser.add_argument("--skip-replay", action="store_true")
     args = parser.parse_args()
@@ -121,6 +182,8 @@ def main() -> None:
         work = Path(temp)
         repo = args.repo or synthetic_history(work)
         bench_audit(repo, work)
+        if args.kafka_scale:
+            bench_audit(kafka_scale_history(work), work / "scale")
         if not args.skip_replay:
             bench_replay(args.frames, work)
 
