@@ -163,11 +163,9 @@ def bench_audit(repo: Path, work: Path) -> None:
     print(f"  {result.stdout.strip().splitlines()[0]}")
 
 
-def bench_replay(frames: int, work: Path) -> None:
-    sys.path.insert(0, str(Path(__file__).parent))
-    from replay import run as run_replay
-
-    run_replay(frames, SPECS / "3.7.0", SPECS / "trunk-2024-10", work)
+def bench_replay(frames: int) -> None:
+    """bench/replay.py: generate, the plain loop (its peer), then replay on local[2]."""
+    subprocess.run([sys.executable, str(Path(__file__).with_name("replay.py")), "--frames", str(frames)], check=True)
 
 
 def main() -> None:
@@ -185,7 +183,7 @@ def main() -> None:
         if args.kafka_scale:
             bench_audit(kafka_scale_history(work), work / "scale")
         if not args.skip_replay:
-            bench_replay(args.frames, work)
+            bench_replay(args.frames)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,634 @@
+"""``krpc-lint replay``: decode captured frames under two spec revisions and report what changes.
+
+Input (FRAMES): Parquet (a file, or a directory of Parquet files) or JSON Lines (``.jsonl``,
+``.json``, ``.ndjson``), one row per frame, with the columns of ``frames.py``:
+
+- ``bytes`` (binary; base64 text in JSON Lines) or ``hex`` (text): the whole frame as captured,
+  int32 size, header, body. ``bytes`` wins when a row has both.
+- ``direction``: ``request`` or ``response``.
+- ``api_key``, ``api_version``: for a request, optional (the request header holds them) but, when
+  given, they must agree with the header. A response's header holds only the correlation id, so a
+  response needs the API key and version *of the request it answers*.
+- ``correlation_id``: optional; when given, it must agree with the header.
+
+Every frame is decoded under both revisions (header and body; ``decode_request`` and
+``decode_response`` semantics) and gets one outcome: ``same``, ``differs`` (both decode, to
+different values), ``old_fails``, ``new_fails`` or ``both_fail``. A frame that cannot be replayed at
+all (no bytes, not hex, a size prefix that does not match, an unknown direction, columns that
+contradict the header) is ``both_fail`` with the same error on both sides: bad input is a row,
+never a failed job.
+
+``path`` is where the two decodings first differ, or where decoding failed, in the codec's terms:
+``body.Topics[0].Partitions[2].MaxBytes``, ``header.ClientId`` (as ``krpc-lint codec decode --frame``
+names them). Values are compared field by field, by name, exactly as the bytes see them (``True`` is
+not ``1``, ``-0.0`` is not ``0.0``). A field only one revision has at that version is not on the
+wire (a tagged field at its default) unless the other side has a field only it has: then the two
+are a rename and their values are compared (paired in field order).
+
+Output (``--out``, written atomically): ``mismatches/`` (every frame that is not ``same``, schema
+``REPLAY_MISMATCHES``; ``frame`` is the row's 0-based position in FRAMES, in Spark's reading
+order, which is the file's order for one file), ``counts/`` (``REPLAY_COUNTS``) and
+``summary.json``.
+
+The per-frame work (``replay_frame``) is plain Python, usable and tested without Spark. The
+Spark job runs it with ``mapInArrow``: Arrow batches in and out, each Python worker building the
+two codecs once (from the spec texts shipped with the job, cached by their digest).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+import tempfile
+import time
+import weakref
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from itertools import accumulate
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from linter.codec import Codec, DecodeError
+from linter.codec.compiler import UNKNOWN_TAGS
+from linter.pipeline import schema
+from linter.pipeline.frames import JSON_SUFFIXES, REQUEST, RESPONSE
+from linter.pipeline.output import atomic_directory
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql import DataFrame, SparkSession
+
+OUTCOMES = ("same", "differs", "old_fails", "new_fails", "both_fail")
+SAME, DIFFERS, OLD_FAILS, NEW_FAILS, BOTH_FAIL = OUTCOMES
+HEADERS = {REQUEST: "RequestHeader", RESPONSE: "ResponseHeader"}
+HEX_BYTES = 256  # a mismatch row keeps the frame's first 256 bytes as hex
+
+
+class Replayed(NamedTuple):
+    """What one frame did under the two revisions (the per-frame part of a REPLAY_MISMATCHES row)."""
+
+    outcome: str
+    api_key: int | None
+    api_name: str | None  # the request or response message (the old revision's name when it has one)
+    api_version: int | None
+    correlation_id: int | None
+    path: str | None
+    old_error: str | None
+    new_error: str | None
+
+
+class BadFrame(ValueError):
+    """A row that is not a frame at all, whatever the specs: replayed as ``both_fail``."""
+
+
+# --- one revision ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Api:
+    """How one revision decodes one (direction, API key, version) of frame."""
+
+    name: str  # the request or response message
+    decode: Callable[[bytes], tuple[dict[str, Any], dict[str, Any]]]  # payload (after the size) -> header, body
+    types: object  # the type trees of header and body, interned: the same object when they are equal
+
+
+class Revision:
+    """A spec revision as the replay uses it: its codec and, per (direction, API key, version), an
+    ``Api`` or the reason there is none (cached: a corpus repeats the same few thousand)."""
+
+    def __init__(self, codec: Codec) -> None:
+        for header in HEADERS.values():
+            if header not in codec.names:
+                raise ValueError(f"replay needs Kafka's {header} spec, and the specs have none")
+        self.codec = codec
+        self._apis: dict[tuple[str, int, int], Api | str] = {}
+
+    def api(self, direction: str, api_key: int, api_version: int) -> Api | str:
+        """The ``Api`` of a frame kind, or why this revision cannot decode it."""
+        key = (direction, api_key, api_version)
+        found = self._apis.get(key)
+        if found is None:
+            found = self._apis[key] = self._build(direction, api_key, api_version)
+        return found
+
+    def _build(self, direction: str, api_key: int, api_version: int) -> Api | str:
+        codec = self.codec
+        try:
+            if direction == REQUEST:
+                message, header_version = codec.request_for(api_key), codec.request_header_version(api_key, api_version)
+            else:
+                message, header_version = codec.response_for(api_key), codec.response_header_version(api_key, api_version)
+            header, body = HEADERS[direction], message.name
+            trees = (_types(codec, header, header_version), _types(codec, body, api_version))
+            types = _TYPES.setdefault(trees, trees) if None not in trees else object()  # object(): never "is"
+            return Api(body, _frame_decoder(codec, header, header_version, body, api_version), types)
+        except (KeyError, ValueError) as exc:  # no such API or version in this revision
+            return str(exc.args[0]) if exc.args else str(exc)
+        except Exception as exc:  # noqa: BLE001 - a spec the codec cannot compile: that kind fails, not the job
+            return f"{type(exc).__name__}: {exc}"
+
+
+def _frame_decoder(codec: Codec, header_name: str, header_version: int, name: str,
+                   version: int) -> Callable[[bytes], tuple[dict[str, Any], dict[str, Any]]]:
+    """``decode(payload) -> (header, body)`` of a frame's bytes after the size. ``DecodeError``
+    offsets count from the frame's first byte and paths start with ``header`` or ``body``, as
+    ``krpc-lint codec decode --frame`` reports them. The C accelerator decodes when it is built; the
+    reference plans decide anything it declines (every error included), as in ``Codec.decode``."""
+    from linter.codec import codec as codec_module
+
+    header_plan, body_plan = codec.plan(header_name, header_version), codec.plan(name, version)
+
+    def reference(payload: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
+        try:
+            header, pos = header_plan.decode(payload, 0)
+        except DecodeError as exc:
+            raise _placed(exc, "header") from None
+        try:
+            body, end = body_plan.decode(payload, pos)
+        except DecodeError as exc:
+            raise _placed(exc, "body") from None
+        if end != len(payload):
+            raise DecodeError(f"{len(payload) - end} trailing bytes after the message", end + 4)
+        return header, body
+
+    speedups = codec_module._speedups
+    if speedups is None:
+        return reference
+    fast, native_header, native_body = (speedups.decode_struct, header_plan.native_plan(speedups),
+                                        body_plan.native_plan(speedups))
+
+    def decode(payload: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
+        try:
+            header, pos = fast(native_header, payload, 0)
+            body, end = fast(native_body, payload, pos)
+        except Exception:  # noqa: BLE001 - declined: the reference plans decide, precisely
+            return reference(payload)
+        return (header, body) if end == len(payload) else reference(payload)
+
+    return decode
+
+
+def _placed(exc: DecodeError, part: str) -> DecodeError:
+    exc.offset += 4
+    return exc.at(part) if exc.parts else exc
+
+
+_TYPES: dict[tuple, tuple] = {}  # interned type trees, compared by identity per frame
+
+
+def _types(codec: Codec, name: str, version: int) -> tuple | None:
+    """The value's type tree (field keys, nullability, leaf kinds), or ``None`` when it holds a
+    float64. Two decoded values of equal trees are identical exactly when they are ``==``: no
+    ``True == 1`` or ``0 == 0.0`` across types, and no ``-0.0 == 0.0`` without floats."""
+    from linter.codec.values import Array, Struct, shape
+
+    def tree(node: Any) -> Any:
+        if isinstance(node, Struct):
+            return tuple((slot.key, slot.nullable, tree(slot.shape)) for slot in node.slots)
+        if isinstance(node, Array):
+            return ("[]", tree(node.element))
+        if node.kind == "float64":
+            raise _HasFloat
+        return node.kind
+
+    try:
+        return tree(shape(codec, name, version))
+    except _HasFloat:
+        return None
+
+
+class _HasFloat(Exception):
+    """A float64 in a type tree: its values need ``first_difference`` (``-0.0 == 0.0``)."""
+
+
+_REVISIONS: weakref.WeakKeyDictionary[Codec, Revision] = weakref.WeakKeyDictionary()
+
+
+def revision(codec: Codec | Revision) -> Revision:
+    """The ``Revision`` of a codec (one per codec)."""
+    if isinstance(codec, Revision):
+        return codec
+    found = _REVISIONS.get(codec)
+    if found is None:
+        found = _REVISIONS[codec] = Revision(codec)
+    return found
+
+
+# --- one frame -------------------------------------------------------------------------------------
+
+
+def replay_frame(old: Codec | Revision, new: Codec | Revision, row: Mapping[str, Any]) -> Replayed:
+    """Decode one frame (a row of FRAMES: ``bytes`` or ``hex``, ``direction``, ``api_key``,
+    ``api_version``, ``correlation_id``) under both revisions and say how they compare."""
+    return _replay(revision(old), revision(new), row.get("direction"), row.get("api_key"), row.get("api_version"),
+                   row.get("correlation_id"), row.get("bytes"), row.get("hex"))
+
+
+def _replay(old: Revision, new: Revision, direction: Any, api_key: Any, api_version: Any, correlation_id: Any,
+            data: Any, hex_text: Any) -> Replayed:
+    try:
+        payload, api_key, api_version, correlation_id = _frame(direction, api_key, api_version, correlation_id,
+                                                               data, hex_text)
+    except BadFrame as exc:
+        return Replayed(BOTH_FAIL, _int(api_key), None, _int(api_version), _int(correlation_id), None,
+                        str(exc), str(exc))
+    old_api, new_api = old.api(direction, api_key, api_version), new.api(direction, api_key, api_version)
+    if type(old_api) is Api and type(new_api) is Api:
+        try:  # the usual case, kept short: both decode
+            old_value, new_value = old_api.decode(payload), new_api.decode(payload)
+        except Exception:  # noqa: BLE001, S110 - one fails: said below, with the error
+            pass
+        else:
+            if old_api.types is new_api.types and old_value == new_value:  # same types: == is exact
+                return Replayed(SAME, api_key, old_api.name, api_version, correlation_id, None, None, None)
+            path = first_difference(old_value[0], new_value[0], "header") or \
+                first_difference(old_value[1], new_value[1], "body")
+            return Replayed(SAME if path is None else DIFFERS, api_key, old_api.name, api_version, correlation_id,
+                            path, None, None)
+    name = old_api.name if type(old_api) is Api else new_api.name if type(new_api) is Api else None
+    old_error, old_path = _failure(old_api, payload)
+    new_error, new_path = _failure(new_api, payload)
+    if new_error is None:
+        outcome, path = OLD_FAILS, old_path
+    elif old_error is None:
+        outcome, path = NEW_FAILS, new_path
+    else:
+        outcome, path = BOTH_FAIL, old_path or new_path
+    return Replayed(outcome, api_key, name, api_version, correlation_id, path, old_error, new_error)
+
+
+def _failure(api: Api | str, payload: bytes) -> tuple[str | None, str | None]:
+    """Why a revision cannot decode the payload, and where: (error, path), or (None, None)."""
+    if type(api) is not Api:
+        return api, None
+    try:
+        api.decode(payload)
+    except DecodeError as exc:
+        return str(exc), exc.path or None
+    except Exception as exc:  # noqa: BLE001 - a frame that breaks the codec is a row, not a failed job
+        return f"{type(exc).__name__}: {exc}", None
+    return None, None
+
+
+_REQUEST_START = struct.Struct(">ihhi")  # size, apiKey, apiVersion, correlationId
+_RESPONSE_START = struct.Struct(">ii")  # size, correlationId
+
+
+def _frame(direction: Any, api_key: Any, api_version: Any, correlation_id: Any, data: Any,
+           hex_text: Any) -> tuple[bytes, int, int, int]:
+    """(payload after the size, API key, API version, correlation id) of a row, the columns checked
+    against the header; ``BadFrame`` when the row is not a frame at all."""
+    if data is None:
+        if hex_text is None:
+            raise BadFrame("no frame: bytes and hex are both null")
+        try:
+            data = bytes.fromhex(hex_text)
+        except (TypeError, ValueError) as exc:
+            raise BadFrame(f"hex is not hexadecimal text: {exc}") from None
+    elif type(data) is not bytes:
+        if not isinstance(data, (bytearray, memoryview)):
+            raise BadFrame(f"bytes must be binary, got {type(data).__name__}")
+        data = bytes(data)
+    if direction == REQUEST:
+        if len(data) < _REQUEST_START.size:
+            raise BadFrame(f"a request frame needs 12 bytes at least (size, apiKey, apiVersion, correlationId), "
+                           f"got {len(data)}")
+        size, key, version, wire_id = _REQUEST_START.unpack_from(data)
+        if api_key is not None and api_key != key:
+            raise BadFrame(f"the api_key column ({api_key}) does not match the header's requestApiKey ({key})")
+        if api_version is not None and api_version != version:
+            raise BadFrame(f"the api_version column ({api_version}) does not match the header's "
+                           f"requestApiVersion ({version})")
+        api_key, api_version = key, version
+    elif direction == RESPONSE:
+        if type(api_key) is not int or type(api_version) is not int:
+            raise BadFrame("a response frame needs api_key and api_version: those of the request it answers")
+        if len(data) < _RESPONSE_START.size:
+            raise BadFrame(f"a response frame needs 8 bytes at least (size, correlationId), got {len(data)}")
+        size, wire_id = _RESPONSE_START.unpack_from(data)
+    else:
+        raise BadFrame(f"direction must be {REQUEST!r} or {RESPONSE!r}, got {direction!r}")
+    if size != len(data) - 4:
+        raise BadFrame(f"frame size {size} does not match the {len(data) - 4} bytes that follow")
+    if correlation_id is not None and correlation_id != wire_id:
+        raise BadFrame(f"the correlation_id column ({correlation_id}) does not match the header's ({wire_id})")
+    return data[4:], api_key, api_version, wire_id
+
+
+def _int(value: Any) -> int | None:
+    return value if type(value) is int else None
+
+
+# --- comparing decoded values ---------------------------------------------------------------------
+
+
+def first_difference(old: Any, new: Any, path: str = "") -> str | None:
+    """The path of the first place two decoded values differ, or ``None`` when they are identical.
+
+    Paths use spec field names: ``Topics[0].Partitions[2].MaxBytes``. Lists of different lengths
+    differ at the first index only one has. Dict fields are matched by name; those only one side
+    has are left out (a field a version does not have on one side is not on the wire), unless both
+    sides have such fields: those are paired in order, as a rename.
+
+    >>> first_difference({"topics": [{"name": "t", "maxBytes": 1}]}, {"topics": [{"name": "t", "maxBytes": 2}]})
+    'Topics[0].MaxBytes'
+    >>> first_difference({"a": [1, 2]}, {"a": [1]}, "body"), first_difference({"x": True}, {"x": 1})
+    ('body.A[1]', 'X')
+    >>> first_difference({"rackId": "r", "epoch": -1.0}, {"clientRackId": "r", "epoch": -1.0, "tag": None}) is None
+    True
+    """
+    if type(old) is dict and type(new) is dict:
+        for key, value in old.items():
+            if key in new:
+                found = first_difference(value, new[key], _field(path, key))
+                if found is not None:
+                    return found
+        renamed = zip((key for key in old if key not in new), (key for key in new if key not in old))
+        for old_key, new_key in renamed:
+            found = first_difference(old[old_key], new[new_key], _field(path, old_key))
+            if found is not None:
+                return found
+        return None
+    if type(old) is list and type(new) is list:
+        for index, (left, right) in enumerate(zip(old, new)):
+            found = first_difference(left, right, f"{path}[{index}]")
+            if found is not None:
+                return found
+        return None if len(old) == len(new) else f"{path}[{min(len(old), len(new))}]"
+    from linter.codec.values import identical
+
+    return None if identical(old, new) else path
+
+
+def _field(path: str, key: str) -> str:
+    name = key if key == UNKNOWN_TAGS else key[:1].upper() + key[1:]
+    return f"{path}.{name}" if path else name
+
+
+# --- the spec revisions, shipped to the executors ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SpecTexts:
+    """The spec files of a revision as bytes, so an executor builds the same Codec without the
+    driver's disk; ``digest`` names the revision in each worker's cache."""
+
+    source: str  # the path given
+    files: tuple[tuple[str, bytes], ...]  # (path below the source, bytes)
+    digest: str
+
+    @classmethod
+    def read(cls, path: str | Path) -> SpecTexts:
+        """Every spec file ``Codec.load(path)`` would read (a directory is searched for ``*.json``)."""
+        from linter.codec import SpecError
+        from linter.engine.config import Config
+        from linter.engine.runner import UsageError, collect_files
+
+        root = Path(path)
+        try:
+            found, _ = collect_files([root], Config(profile="kafka"))
+        except UsageError as exc:
+            raise SpecError(str(exc)) from None
+        files = tuple((file.relative_to(root).as_posix() if root.is_dir() else file.name, file.read_bytes())
+                      for file in found)
+        digest = hashlib.sha256()
+        for name, data in files:
+            digest.update(f"{name}\0{len(data)}\0".encode())
+            digest.update(data)
+        return cls(str(path), files, digest.hexdigest())
+
+    def codec(self) -> Codec:
+        """The codec of these texts, loaded from a temporary copy of the files."""
+        with tempfile.TemporaryDirectory(prefix="krpc-lint-specs-") as directory:
+            for name, data in self.files:
+                target = Path(directory, *PurePosixPath(name).parts)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+            return Codec.load(directory)
+
+
+_LOADED: dict[str, Revision] = {}  # per Python worker: revisions by SpecTexts.digest
+
+
+def loaded(texts: SpecTexts) -> Revision:
+    """The revision of spec texts, built once per process."""
+    found = _LOADED.get(texts.digest)
+    if found is None:
+        found = _LOADED[texts.digest] = Revision(texts.codec())
+    return found
+
+
+# --- Arrow batches ------------------------------------------------------------------------------
+
+# What the Spark job's mapInArrow writes: a row per frame that is not ``same`` (``frames`` null),
+# with the frame's partition and row there (its number in FRAMES, once the partitions' sizes are
+# known), then, at the end of each partition, its counts (``row`` null, ``frames`` set, only the
+# REPLAY_COUNTS columns). Frames that replay the same are only counted: most frames cross back
+# to the JVM as a count, not a row.
+RESULTS = ("part INT, row BIGINT, frames BIGINT, api_key INT, api_name STRING, api_version INT, direction STRING, "
+           "correlation_id INT, outcome STRING, path STRING, old_error STRING, new_error STRING, hex STRING")
+INPUT_COLUMNS = ("api_key", "api_version", "direction", "correlation_id", "bytes", "hex", "corrupt")
+CountKey = tuple[Any, Any, Any, Any, str]  # api_key, api_name, api_version, direction, outcome
+
+
+def replay_batches(old: SpecTexts, new: SpecTexts) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """The mapInArrow function: one partition's frames in (``INPUT_COLUMNS``), ``RESULTS`` out."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from pyspark import TaskContext
+
+        old_side, new_side = loaded(old), loaded(new)
+        context = TaskContext.get()
+        part = context.partitionId() if context is not None else 0
+        counts: dict[CountKey, int] = {}
+        row = 0
+        for batch in batches:
+            mismatches = replay_batch(old_side, new_side, batch, counts, part, row)
+            row += batch.num_rows
+            if mismatches.num_rows:
+                yield mismatches
+        if counts:
+            yield count_batch(counts, part)
+
+    return run
+
+
+def replay_batch(old: Revision, new: Revision, batch: pa.RecordBatch, counts: dict[CountKey, int], part: int = 0,
+                 first: int = 0) -> pa.RecordBatch:
+    """The ``RESULTS`` rows of a batch's frames that are not ``same``; every frame is counted in ``counts``."""
+    columns = [batch.column(name).to_pylist() if name in batch.schema.names else [None] * batch.num_rows
+               for name in INPUT_COLUMNS]
+    rows = []
+    for index, (key, version, direction, correlation_id, data, hex_text, corrupt) in enumerate(zip(*columns), first):
+        if corrupt is not None:
+            error = f"not a frame record: {corrupt[:200]!r}"
+            result = Replayed(BOTH_FAIL, key, None, version, correlation_id, None, error, error)
+        else:
+            result = _replay(old, new, direction, key, version, correlation_id, data, hex_text)
+        count_key = (result.api_key, result.api_name, result.api_version, direction, result.outcome)
+        counts[count_key] = counts.get(count_key, 0) + 1
+        if result.outcome != SAME:
+            rows.append((part, index, None, result.api_key, result.api_name, result.api_version, direction,
+                         result.correlation_id, result.outcome, result.path, result.old_error, result.new_error,
+                         _hex(data, hex_text)))
+    return _record_batch(rows)
+
+
+def count_batch(counts: dict[CountKey, int], part: int = 0) -> pa.RecordBatch:
+    """The count rows of a partition."""
+    return _record_batch([(part, None, frames, key, name, version, direction, None, outcome, None, None, None, None)
+                          for (key, name, version, direction, outcome), frames in counts.items()])
+
+
+def _record_batch(rows: list[tuple]) -> pa.RecordBatch:
+    import pyarrow as pa
+
+    types = (pa.int32(), pa.int64(), pa.int64(), pa.int32(), pa.string(), pa.int32(), pa.string(), pa.int32(),
+             pa.string(), pa.string(), pa.string(), pa.string(), pa.string())
+    columns = list(zip(*rows)) if rows else [()] * len(types)
+    return pa.RecordBatch.from_arrays([pa.array(column, kind) for column, kind in zip(columns, types)],
+                                      names=schema.columns(RESULTS))
+
+
+def _hex(data: Any, hex_text: Any) -> str | None:
+    if data is not None:
+        return bytes(data[:HEX_BYTES]).hex()
+    return hex_text[:2 * HEX_BYTES] if isinstance(hex_text, str) else None
+
+
+# --- the Spark job -------------------------------------------------------------------------------
+
+
+@dataclass
+class ReplaySummary:
+    """What a replay did: frames per outcome, and how fast."""
+
+    out: str
+    frames: int
+    outcomes: dict[str, int]
+    mismatches: int
+    seconds: float  # the Spark job: reading, decoding, writing (not the session's start or loading specs)
+    frames_per_second: float
+    master: str
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+# Spark reads a file in about as many splits as there are cores; more (and so smaller) splits keep
+# every core busy to the end, as frames of different APIs take very different times to decode.
+SPLIT_CONF, SPLITS_PER_CORE = "spark.sql.files.minPartitionNum", 4
+JSON_INPUT = ("api_key INT, api_version INT, direction STRING, correlation_id INT, bytes BINARY, hex STRING, "
+              "corrupt STRING")
+
+
+def read_frames(spark: SparkSession, frames_path: str | Path) -> DataFrame:
+    """FRAMES as a DataFrame of ``INPUT_COLUMNS`` (columns it lacks are null; types are cast, a value
+    that does not fit is null; ``corrupt`` holds a JSON line that does not parse)."""
+    from pyspark.sql import functions as F
+
+    path = Path(frames_path)
+    if not path.exists():
+        raise FileNotFoundError(f"{frames_path}: no such file or directory")
+    if path.is_file() and path.suffix.lower() in JSON_SUFFIXES:
+        return (spark.read.schema(JSON_INPUT).option("mode", "PERMISSIVE")
+                .option("columnNameOfCorruptRecord", "corrupt").json(str(path)))
+    if path.is_file() and path.suffix.lower() != ".parquet":
+        raise ValueError(f"{frames_path}: FRAMES must be Parquet (.parquet, or a directory of Parquet files) "
+                         f"or JSON Lines ({', '.join(JSON_SUFFIXES)})")
+    frames = spark.read.parquet(str(path))
+    present = set(frames.columns)
+    if not present & {"bytes", "hex"}:
+        raise ValueError(f"{frames_path}: FRAMES needs a bytes or a hex column; it has {', '.join(frames.columns)}")
+    types = dict(zip(schema.columns(JSON_INPUT), ("int", "int", "string", "int", "binary", "string", "string")))
+    return frames.select(*[F.expr(f"try_cast(`{name}` AS {types[name]})").alias(name) if name in present
+                           else F.lit(None).cast(types[name]).alias(name) for name in INPUT_COLUMNS])
+
+
+def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path, out: str | Path, *,
+           master: str | None = None, overwrite: bool = False, spark: SparkSession | None = None) -> ReplaySummary:
+    """Replay FRAMES under OLD and NEW into ``out``: ``mismatches/``, ``counts/``, ``summary.json``.
+
+    ``spark``: a session to use (and leave running); otherwise one is started for ``master``.
+    Raises ``SpecError`` or ``ValueError`` for unusable specs (before any Spark work),
+    ``OutputExists`` when ``out`` exists and ``overwrite`` is false.
+    """
+    from linter.pipeline.spark import session
+
+    old, new = SpecTexts.read(old_specs), SpecTexts.read(new_specs)
+    loaded(old), loaded(new)  # bad specs fail here, before any Spark work
+    with atomic_directory(out, overwrite=overwrite) as work_dir:
+        spark = spark or session(master)
+        started = time.monotonic()
+        split = spark.conf.get(SPLIT_CONF, None)
+        spark.conf.set(SPLIT_CONF, str(SPLITS_PER_CORE * spark.sparkContext.defaultParallelism))
+        try:
+            counts = _run(spark, read_frames(spark, frames_path), old, new, work_dir)
+        finally:
+            spark.conf.unset(SPLIT_CONF) if split is None else spark.conf.set(SPLIT_CONF, split)
+        outcomes = dict.fromkeys(OUTCOMES, 0)
+        for key, frames in counts.items():
+            outcomes[key[-1]] += frames
+        seconds = time.monotonic() - started
+        total = sum(outcomes.values())
+        summary = ReplaySummary(str(out), total, outcomes, total - outcomes[SAME], round(seconds, 3),
+                                round(total / seconds, 1), spark.sparkContext.master)
+        summary.meta = {"frames_path": str(frames_path), "old_specs": old.source, "new_specs": new.source,
+                        "frames": total, "outcomes": outcomes, "mismatches": summary.mismatches,
+                        "seconds": summary.seconds, "frames_per_second": summary.frames_per_second,
+                        "master": summary.master}
+        (work_dir / "summary.json").write_text(json.dumps(summary.meta, indent=2) + "\n")
+    return summary
+
+
+def _run(spark: SparkSession, frames: DataFrame, old: SpecTexts, new: SpecTexts, work_dir: Path) -> dict[CountKey, int]:
+    """The job: replay every frame once (the small results kept), number the mismatches and write
+    both tables; returns the counts. Three Spark jobs: the replay (collecting the partitions' sizes
+    and the counts), writing the mismatches, writing the counts."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    results = frames.mapInArrow(replay_batches(old, new), RESULTS).persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        tallies, total = results.where(F.col("row").isNull()), F.sum("frames").alias("frames")
+        types = dict(column.split() for column in schema.REPLAY_COUNTS.split(", "))  # no nested types there
+        keys = list(types)[:-1]
+        per_part = tallies.groupBy("part").agg(total).select(
+            "part", *[F.lit(None).cast(types[key]).alias(key) for key in keys], "frames")
+        per_kind = tallies.groupBy(*keys).agg(total).select(F.lit(None).cast("int").alias("part"), *keys, "frames")
+        sizes, counts = {}, {}
+        for row in per_part.unionByName(per_kind).collect():  # one job: the replay, then both sums
+            if row["part"] is not None:
+                sizes[row["part"]] = row["frames"]
+            else:
+                counts[tuple(row[key] for key in keys)] = row["frames"]
+        offsets = list(accumulate((sizes.get(part, 0) for part in range(max(sizes, default=0))), initial=0))
+        first = F.element_at(F.array(*[F.lit(offset) for offset in offsets]).cast("array<bigint>"), F.col("part") + 1)
+        mismatches = results.where(F.col("row").isNotNull()).select(
+            (first + F.col("row")).alias("frame"), *schema.columns(schema.REPLAY_MISMATCHES)[1:])
+        mismatches.write.parquet(str(work_dir / "mismatches"))
+    finally:
+        results.unpersist()
+    ordered = sorted(counts.items(), key=lambda item: [(value is None, value) for value in item[0]])
+    spark.createDataFrame([(*key, frames) for key, frames in ordered], schema.REPLAY_COUNTS).coalesce(1) \
+        .write.parquet(str(work_dir / "counts"))
+    return counts
+
+
+__all__ = [
+    "OUTCOMES",
+    "Api",
+    "BadFrame",
+    "ReplaySummary",
+    "Replayed",
+    "Revision",
+    "SpecTexts",
+    "first_difference",
+    "loaded",
+    "read_frames",
+    "replay",
+    "replay_batch",
+    "replay_batches",
+    "replay_frame",
+    "revision",
+]
