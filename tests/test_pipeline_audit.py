@@ -220,3 +220,14 @@ def test_audit_of_this_repository_writes_a_report_that_parses_strictly(tmp_path:
     html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(html)
     assert "<script" not in html.lower() and "krpc-lint audit of" in html
     assert json.loads((out / "summary.json").read_text())["globs"] == "**/*.json"
+
+
+@pytest.mark.parametrize("command", [["audit", str(REPO_ROOT)],
+                                     ["replay", "README.md", "--specs", "fixtures/valid", "--against", "fixtures/valid"]])
+def test_without_pyspark_the_pipeline_commands_say_how_to_install_it(tmp_path: Path, command: list[str]) -> None:
+    code = ("import sys; sys.modules['pyspark'] = None; from linter.cli.main import main; "
+            f"main({[*command, '--out', str(tmp_path / 'a')]!r})")
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True)
+    assert result.returncode == 2
+    assert result.stderr == "krpc-lint: error: the pipeline needs PySpark: pip install 'krpc-lint[spark]'\n"
+    assert not (tmp_path / "a").exists()

@@ -6,7 +6,10 @@ from __future__ import annotations
 import base64
 import json
 import math
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -434,3 +437,23 @@ def test_unusable_input_fails_before_any_output(spark: Any, specs: tuple[Path, P
     with pytest.raises(FileNotFoundError):
         replay(tmp_path / "missing.parquet", old, new, tmp_path / "out", spark=spark)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["frames.csv", "no-bytes.parquet"]
+
+
+def _cli_run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "linter.cli.main", *args], cwd=REPO_ROOT, capture_output=True,
+                          text=True, timeout=600, env={**os.environ, "NO_COLOR": "1"})
+
+
+def test_replay_and_frames_generate_via_the_cli(specs: tuple[Path, Path], tmp_path: Path) -> None:
+    """The commands as a user types them (a fresh process, so a cold Spark), on the OLD/NEW above."""
+    old, new = specs
+    frames = tmp_path / "frames.jsonl"
+    generated = _cli_run("frames", "generate", "--specs", str(old), "--count", "300", "--out", str(frames))
+    assert generated.returncode == 0 and generated.stdout == f"wrote 300 frames to {frames}\n", generated.stderr
+    result = _cli_run("replay", str(frames), "--specs", str(old), "--against", str(new),
+                      "--out", str(tmp_path / "r"), "--master", "local[2]")
+    assert result.returncode == 0, result.stderr
+    first, second = result.stdout.splitlines()
+    assert first.startswith("300 frames: ") and " differs" in first and "on local[2]" in first
+    assert second.startswith(f"wrote {tmp_path / 'r'}/mismatches (")
+    assert sorted(os.listdir(tmp_path / "r")) == ["counts", "mismatches", "summary.json"]

@@ -67,12 +67,17 @@ def replay_command(frames: str, old_specs: str, new_specs: str, out: str, master
     """Decode captured frames under two revisions of the specs; report the frames that differ."""
     from linter.pipeline.progress import RunProgress
     from linter.pipeline.replay import replay
+    from linter.pipeline.spark import require_pyspark
 
+    _pipeline_errors(require_pyspark)
     with RunProgress() as progress:
         progress.step(f"replaying {frames}")
         summary = _pipeline_errors(lambda: replay(frames, old_specs, new_specs, out, master=master,
                                                   overwrite=overwrite))
-    click.echo(str(summary))
+    outcomes = ", ".join(f"{count} {outcome}" for outcome, count in summary.outcomes.items() if count)
+    click.echo(f"{summary.frames} frames: {outcomes or 'none'}; {summary.frames_per_second:,.0f} frames/s "
+               f"({summary.seconds} s) on {summary.master}")
+    click.echo(f"wrote {out}/mismatches ({summary.mismatches} frames that fail or differ), {out}/counts (Parquet)")
 
 
 @click.group("frames")

@@ -221,8 +221,10 @@ def audit(repo: str, out: str, *, refs: Iterable[str] = (), paths: Iterable[str]
           master: str | None = None, overwrite: bool = False, spark: SparkSession | None = None,
           progress: Progress | None = None) -> AuditSummary:
     """Audit ``repo``'s history into ``out`` (Parquet datasets and report.html)."""
-    from linter.pipeline.spark import session
+    from linter.pipeline.spark import require_pyspark, session
 
+    if spark is None:
+        require_pyspark()  # before any work: a missing extra or Java is the first thing to say
     progress = progress or Silent()
     started = time.monotonic()
     with atomic_directory(out, overwrite=overwrite) as work_dir:

@@ -553,8 +553,10 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
     Raises ``SpecError`` or ``ValueError`` for unusable specs (before any Spark work),
     ``OutputExists`` when ``out`` exists and ``overwrite`` is false.
     """
-    from linter.pipeline.spark import session
+    from linter.pipeline.spark import require_pyspark, session
 
+    if spark is None:
+        require_pyspark()
     old, new = SpecTexts.read(old_specs), SpecTexts.read(new_specs)
     loaded(old), loaded(new)  # bad specs fail here, before any Spark work
     with atomic_directory(out, overwrite=overwrite) as work_dir:
