@@ -35,14 +35,12 @@ from __future__ import annotations
 
 import os
 import random
-import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from linter.pipeline.output import OutputExists
+from linter.pipeline.output import atomic_file
 
 if TYPE_CHECKING:
     from linter.codec import Codec
@@ -169,7 +167,7 @@ def generate(specs_dir: str | os.PathLike[str], count: int, out: str | os.PathLi
         raise ValueError(f"{specs_dir}: no frame of these specs could be encoded")
     picks = sample(frames, count, rng)
     jsonl = Path(out).suffix.lower() in JSON_SUFFIXES
-    with _atomic_file(out, overwrite=overwrite) as partial:
+    with atomic_file(out, overwrite=overwrite) as partial:
         (_write_jsonl if jsonl else _write_parquet)(partial, _batches(frames, picks))
     return count
 
@@ -206,22 +204,6 @@ def _write_jsonl(path: Path, batches: Iterator[tuple[list, list, list, list, lis
         for keys, versions, directions, ids, data in batches:
             file.writelines(f'{{"api_key":{k},"api_version":{v},"direction":"{d}","correlation_id":{c},'
                             f'"hex":"{b.hex()}"}}\n' for k, v, d, c, b in zip(keys, versions, directions, ids, data))
-
-
-@contextmanager
-def _atomic_file(out: str | os.PathLike[str], *, overwrite: bool) -> Iterator[Path]:
-    """Yield a temporary sibling of ``out``, renamed to ``out`` once written (``atomic_directory``
-    for one file)."""
-    target = Path(out).absolute()
-    if target.exists() and not overwrite:
-        raise OutputExists(f"{out} already exists: pass --overwrite to replace it")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.parent / f".{target.name}.partial-{uuid.uuid4().hex[:8]}"
-    try:
-        yield partial
-        os.replace(partial, target)
-    finally:
-        partial.unlink(missing_ok=True)
 
 
 __all__ = ["JSON_SUFFIXES", "POOL", "Kind", "generate", "kinds", "pool", "sample", "with_correlation_id"]

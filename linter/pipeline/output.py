@@ -1,4 +1,5 @@
-"""Atomic output directories: a run writes into a temporary sibling, renamed into place at the end.
+"""Atomic outputs (directories and files): a run writes into a temporary sibling, renamed into
+place at the end.
 
 An interrupted or failed run leaves the previous output (or nothing) — never half a dataset;
 an existing output is replaced only when asked (``--overwrite``).
@@ -18,14 +19,30 @@ class OutputExists(FileExistsError):
     """The output is there and ``--overwrite`` was not given."""
 
 
-@contextmanager
-def atomic_directory(out: str | os.PathLike[str], *, overwrite: bool = False) -> Iterator[Path]:
-    """Yield a fresh temporary directory beside ``out``; on success it becomes ``out``."""
+def _partial(out: str | os.PathLike[str], overwrite: bool) -> tuple[Path, Path]:
+    """(target, a temporary sibling name for it), after refusing an existing target without ``overwrite``."""
     target = Path(out).absolute()
     if target.exists() and not overwrite:
         raise OutputExists(f"{out} already exists: pass --overwrite to replace it")
     target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.parent / f".{target.name}.partial-{uuid.uuid4().hex[:8]}"
+    return target, target.parent / f".{target.name}.partial-{uuid.uuid4().hex[:8]}"
+
+
+@contextmanager
+def atomic_file(out: str | os.PathLike[str], *, overwrite: bool = False) -> Iterator[Path]:
+    """Yield a temporary path beside ``out``; once written it replaces ``out`` in one rename."""
+    target, partial = _partial(out, overwrite)
+    try:
+        yield partial
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+@contextmanager
+def atomic_directory(out: str | os.PathLike[str], *, overwrite: bool = False) -> Iterator[Path]:
+    """Yield a fresh temporary directory beside ``out``; on success it becomes ``out``."""
+    target, temporary = _partial(out, overwrite)
     temporary.mkdir()
     try:
         yield temporary
