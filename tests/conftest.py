@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import os
 import re
-from importlib import resources
+import subprocess
+import sys
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +37,42 @@ def require_shared(*parts: str) -> Path:
     """The path below ``shared`` or, when it is missing, skip the test (fail it in CI)."""
     path = shared_path().joinpath(*parts)
     if not path.exists():
-        reason = f"../shared not found: {path} does not exist (set KRPC_LINT_SHARED to its location)"
-        if in_ci():
-            pytest.fail(reason)
-        pytest.skip(reason)
+        unavailable(f"../shared not found: {path} does not exist (set KRPC_LINT_SHARED to its location)")
     return path
+
+
+def unavailable(reason: str) -> None:
+    """Something a test needs is missing: skip it here, fail it in CI, which must run everything."""
+    if in_ci():
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+def require_spark() -> None:
+    """PySpark (the spark extra) and Java 17+, for the pipeline tests."""
+    from linter.pipeline.spark import SparkUnavailable, require_pyspark
+
+    try:
+        require_pyspark()
+    except SparkUnavailable as exc:
+        unavailable(str(exc))
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local[2] Spark session for every pipeline test: starting the JVM costs 10-16 s."""
+    require_spark()
+    from linter.pipeline.spark import session
+
+    spark = session("local[2]")
+    yield spark
+    spark.stop()
+
+
+def run_cli(*args: str, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess[str]:
+    """``krpc-lint ARGS`` in a fresh process, as a user runs it (no colour)."""
+    return subprocess.run([sys.executable, "-m", "linter.cli.main", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=600, env={**os.environ, "NO_COLOR": "1"})
 
 
 @pytest.fixture(scope="session")

@@ -12,18 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, require_spark, run_cli
 from gitrepo import git, isolate_git, write
+from linter import compare, lint_texts
+from linter.engine.config import Config
+from linter.pipeline import schema
+from linter.pipeline.audit import BlobUnit, Units, audit, distributed, run_in_process, units
+from linter.pipeline.history import extract
 
-pytest.importorskip("pyspark", reason="the pipeline needs the spark extra: pip install -e '.[test]'")
-pytestmark = pytest.mark.skipif(shutil.which("git") is None or shutil.which("java") is None,
-                                reason="the audit needs git and Java")
-
-from linter import compare, lint_texts  # noqa: E402
-from linter.engine.config import Config  # noqa: E402
-from linter.pipeline import schema  # noqa: E402
-from linter.pipeline.audit import BlobUnit, Units, audit, distributed, run_in_process, units  # noqa: E402
-from linter.pipeline.history import extract  # noqa: E402
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="the audit needs git")
 
 SPECS = "clients/src/main/resources/common/message"
 DEMO = REPO_ROOT / "fixtures" / "compat" / "demo"
@@ -36,15 +33,6 @@ def _commit(repo: Path, message: str, date: str, monkeypatch: pytest.MonkeyPatch
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", message)
     return git(repo, "rev-parse", "HEAD").strip()
-
-
-@pytest.fixture(scope="module")
-def spark():
-    from linter.pipeline.spark import session
-
-    spark = session("local[2]")
-    yield spark
-    spark.stop()
 
 
 @pytest.fixture
@@ -182,20 +170,16 @@ def test_the_core_linter_does_not_import_pyspark() -> None:
     assert result.returncode == 0, result.stderr
 
 
-def _cli(*args: str, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "linter.cli.main", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=600, env={**os.environ, "NO_COLOR": "1"})
-
-
-def test_audit_on_a_standalone_cluster_via_the_cli(history_repo: dict[str, str], tmp_path: Path) -> None:
+def test_audit_on_a_standalone_cluster_via_therun_cli(history_repo: dict[str, str], tmp_path: Path) -> None:
     """A real master and worker started from the installed pyspark, on 127.0.0.1."""
     from spark_cluster import standalone_cluster
 
+    require_spark()
     cluster_dir = tmp_path / "cluster"
     cluster_dir.mkdir()
     out = tmp_path / "audit"
     with standalone_cluster(cluster_dir) as master:
-        result = _cli("audit", history_repo["repo"], "--out", str(out), "--master", master)
+        result = run_cli("audit", history_repo["repo"], "--out", str(out), "--master", master)
         assert result.returncode == 0, result.stdout + result.stderr
     assert f"on {master}" in result.stdout
     assert "5 commits, 10 spec revisions, 8 distinct blobs linted (2 findings), 5 revision pairs compared " \
@@ -203,7 +187,7 @@ def test_audit_on_a_standalone_cluster_via_the_cli(history_repo: dict[str, str],
     assert json.loads((out / "summary.json").read_text())["master"] == master
     assert "app-" in " ".join(os.listdir(cluster_dir / "worker")), "the job did not run on the worker"
 
-    again = _cli("audit", history_repo["repo"], "--out", str(out))
+    again = run_cli("audit", history_repo["repo"], "--out", str(out))
     assert again.returncode == 2 and "already exists: pass --overwrite" in again.stderr
 
 

@@ -8,14 +8,12 @@ import json
 import math
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import REPO_ROOT, require_shared
+from conftest import REPO_ROOT, require_shared, require_spark, run_cli
 from linter.codec import UNKNOWN_TAGS, Codec
 from linter.pipeline import frames as frames_mod
 from linter.pipeline import replay as replay_mod
@@ -284,19 +282,6 @@ def _replay_in_process(old: Path, new: Path, corpus: Path) -> tuple[list[dict[st
     return rows, counts
 
 
-@pytest.fixture(scope="module")
-def spark():
-    pytest.importorskip("pyspark")
-    from linter.pipeline.spark import SparkUnavailable, session
-
-    try:
-        spark = session("local[2]")
-    except SparkUnavailable as exc:
-        pytest.skip(str(exc))
-    yield spark
-    spark.stop()
-
-
 def _table(spark: Any, path: Path) -> list[dict[str, Any]]:
     return [row.asDict() for row in spark.read.parquet(str(path)).collect()]
 
@@ -439,18 +424,14 @@ def test_unusable_input_fails_before_any_output(spark: Any, specs: tuple[Path, P
     assert sorted(p.name for p in tmp_path.iterdir()) == ["frames.csv", "no-bytes.parquet"]
 
 
-def _cli_run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "linter.cli.main", *args], cwd=REPO_ROOT, capture_output=True,
-                          text=True, timeout=600, env={**os.environ, "NO_COLOR": "1"})
-
-
 def test_replay_and_frames_generate_via_the_cli(specs: tuple[Path, Path], tmp_path: Path) -> None:
     """The commands as a user types them (a fresh process, so a cold Spark), on the OLD/NEW above."""
+    require_spark()
     old, new = specs
     frames = tmp_path / "frames.jsonl"
-    generated = _cli_run("frames", "generate", "--specs", str(old), "--count", "300", "--out", str(frames))
+    generated = run_cli("frames", "generate", "--specs", str(old), "--count", "300", "--out", str(frames))
     assert generated.returncode == 0 and generated.stdout == f"wrote 300 frames to {frames}\n", generated.stderr
-    result = _cli_run("replay", str(frames), "--specs", str(old), "--against", str(new),
+    result = run_cli("replay", str(frames), "--specs", str(old), "--against", str(new),
                       "--out", str(tmp_path / "r"), "--master", "local[2]")
     assert result.returncode == 0, result.stderr
     first, second = result.stdout.splitlines()
