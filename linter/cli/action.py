@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -24,7 +23,7 @@ from pathlib import Path
 from linter.compat.api import compare_result
 from linter.compat.changelog import Changelog, changelog
 from linter.compat.report import compat_ruleset, to_report
-from linter.compat.sources import SourceError, against, kafka_spec_dirs
+from linter.compat.sources import SourceError, against, check_ref, first_line, kafka_spec_dirs, run_git
 from linter.engine.config import Config, ConfigError, load_config
 from linter.engine.findings import Finding, Report
 from linter.engine.levels import SEVERITIES
@@ -85,19 +84,15 @@ def base_of_event(env: Mapping[str, str]) -> tuple[str, str] | None:
     return None
 
 
-def _git(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", *args], capture_output=True, text=True)
-
-
 def ensure_commit(ref: str) -> None:
     """Fetch ``ref`` when a shallow checkout (actions/checkout's default depth 1) lacks it."""
-    if ref.startswith("-"):
-        raise ActionError(f"against: {ref!r} is not a git revision")
-    if _git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").returncode == 0:
+    check_ref(ref)
+    if run_git(".", "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").returncode == 0:
         return
-    fetched = _git("fetch", "--quiet", "--no-tags", "--depth=1", "origin", ref)
+    fetched = run_git(".", "fetch", "--quiet", "--no-tags", "--depth=1", "origin", ref)
     if fetched.returncode != 0:
-        raise ActionError(f"cannot find or fetch {ref} to compare against ({fetched.stderr.strip() or 'no origin'}); "
+        reason = first_line(fetched.stderr) or "no origin"
+        raise ActionError(f"cannot find or fetch {ref} to compare against ({reason}); "
                           "check out with `fetch-depth: 0` in actions/checkout, or set `against`")
 
 
@@ -110,7 +105,11 @@ class Outcome:
     changelog: Changelog | None
     base: str
     why: str
-    fail_on: str
+    config: Config
+
+    @property
+    def fail_on(self) -> str:
+        return self.config.fail_on
 
     @property
     def findings(self) -> list[Finding]:
@@ -134,12 +133,12 @@ def check(inputs: Inputs, env: Mapping[str, str]) -> Outcome:
     lint_report = lint(paths, config)
     base, why = (inputs.against, "the `against` input") if inputs.against else (base_of_event(env) or ("", ""))
     if not base:
-        return Outcome(lint_report, None, None, "", "", config.fail_on)
+        return Outcome(lint_report, None, None, "", "", config)
     ensure_commit(base)
     old, new = against(base, paths)
     old, new = replace(old, label=_short(base)), replace(new, label="this change")
     result = compare_result(old, new)
-    return Outcome(lint_report, to_report(result, config), changelog(old, new, result), base, why, config.fail_on)
+    return Outcome(lint_report, to_report(result, config), changelog(old, new, result), base, why, config)
 
 
 def _config(inputs: Inputs) -> Config:
@@ -205,9 +204,9 @@ def _changelog_section(log: Changelog) -> str:
     return f"<details><summary>{what}</summary>\n\n{body}\n\n</details>\n"
 
 
-def sarif(outcome: Outcome, inputs: Inputs) -> str:
+def sarif(outcome: Outcome) -> str:
     """One SARIF run with the lint and compat findings, for code scanning."""
-    config = _config(inputs)
+    config = outcome.config
     rules = {**select_rules(config).effective(), **compat_ruleset(config)[0].effective("compat")}
     return render_sarif(Report(outcome.in_workspace()), rules)
 
@@ -239,7 +238,7 @@ def run(env: Mapping[str, str]) -> int:
         _append(env.get("GITHUB_OUTPUT"), outputs(outcome, inputs))
         if inputs.sarif_file:
             Path(inputs.sarif_file).parent.mkdir(parents=True, exist_ok=True)
-            Path(inputs.sarif_file).write_text(sarif(outcome, inputs), encoding="utf-8")
+            Path(inputs.sarif_file).write_text(sarif(outcome), encoding="utf-8")
     except OSError as exc:
         sys.stdout.write(f"::error title=krpc-lint::cannot write {exc.filename}: {exc.strerror}\n")
         return 2

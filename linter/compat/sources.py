@@ -66,7 +66,7 @@ def against(
     ``paths``: Kafka's spec directories in the working tree when there are any, else ``.``.
     """
     base = _base(cwd)
-    _check_ref(ref)
+    check_ref(ref)
     git = _Git.open(base, f"--against {ref}")
     tree = git.tree(ref)
     old: dict[str, str] = {}
@@ -183,7 +183,7 @@ def _relative(arg: str, base: str) -> str:
 
 def _git_revision(arg: str, ref: str, spec: str, base: str) -> Revision:
     """``REF:path``: a blob or every spec of a tree, displayed as ``REF:path/X``."""
-    _check_ref(ref)
+    check_ref(ref)
     git = _Git.open(base, f"{arg}: no such file or directory; reading it as REF:path")
     tree = git.tree(ref)
     # git's rule: "REF:path" is relative to the top, "REF:./path" to the current directory.
@@ -201,7 +201,7 @@ def _git_revision(arg: str, ref: str, spec: str, base: str) -> Revision:
     raise SourceError(f"{spec} at {ref} is a {kind}, not a file or directory")
 
 
-def _check_ref(ref: str) -> None:
+def check_ref(ref: str) -> None:
     """REF goes on git's command line: it must never be read as an option."""
     if not ref:
         raise SourceError("the git revision must not be empty")
@@ -209,14 +209,16 @@ def _check_ref(ref: str) -> None:
         raise SourceError(f"invalid git revision {ref!r}: a revision cannot start with '-'")
 
 
-def _run_git(cwd: str, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+def run_git(cwd: str, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """``git -C cwd ARGS`` without a shell; git missing is a SourceError that says to install it."""
     try:
         return subprocess.run(["git", "-C", cwd, *args], input=stdin, capture_output=True, check=False)
     except OSError as exc:
         raise SourceError(f"cannot run git ({exc.strerror or exc}): install git, or put it on PATH") from exc
 
 
-def _first_line(data: bytes) -> str:
+def first_line(data: bytes) -> str:
+    """The first line of git's stderr: the part worth showing in a one-line error."""
     lines = data.decode("utf-8", "replace").strip().splitlines()
     return lines[0] if lines else ""
 
@@ -230,9 +232,9 @@ class _Git:
 
     @classmethod
     def open(cls, cwd: str, purpose: str) -> _Git:
-        done = _run_git(cwd, "rev-parse", "--show-prefix")
+        done = run_git(cwd, "rev-parse", "--show-prefix")
         if done.returncode:
-            reason = _first_line(done.stderr) or "git rev-parse failed"
+            reason = first_line(done.stderr) or "git rev-parse failed"
             raise SourceError(f"{purpose} needs a git repository, but {cwd} is not inside one ({reason})")
         return cls(cwd, done.stdout.decode("utf-8", "surrogateescape").strip())
 
@@ -242,16 +244,16 @@ class _Git:
         HEAD before the first commit is the empty tree: the first commit only adds specs, so a
         pre-commit hook comparing with HEAD passes it instead of failing on a missing ref.
         """
-        done = _run_git(self.cwd, "rev-parse", "--verify", "--quiet", f"{ref}^{{tree}}")
+        done = run_git(self.cwd, "rev-parse", "--verify", "--quiet", f"{ref}^{{tree}}")
         if done.returncode == 0:
             return done.stdout.decode().strip()
-        if ref == "HEAD" and _run_git(self.cwd, "rev-parse", "--verify", "--quiet", "HEAD").returncode \
-                and _run_git(self.cwd, "symbolic-ref", "--quiet", "HEAD").returncode == 0:
-            return _run_git(self.cwd, "hash-object", "-t", "tree", "/dev/null").stdout.decode().strip()
+        if ref == "HEAD" and run_git(self.cwd, "rev-parse", "--verify", "--quiet", "HEAD").returncode \
+                and run_git(self.cwd, "symbolic-ref", "--quiet", "HEAD").returncode == 0:
+            return run_git(self.cwd, "hash-object", "-t", "tree", "/dev/null").stdout.decode().strip()
         raise SourceError(self._unknown_ref(ref))
 
     def _unknown_ref(self, ref: str) -> str:
-        shallow = _run_git(self.cwd, "rev-parse", "--is-shallow-repository").stdout.strip() == b"true"
+        shallow = run_git(self.cwd, "rev-parse", "--is-shallow-repository").stdout.strip() == b"true"
         fetch = self._fetch_hint(ref)
         if shallow:
             return (
@@ -266,7 +268,7 @@ class _Git:
 
     def _fetch_hint(self, ref: str) -> str:
         """``git fetch REMOTE BRANCH`` for a remote-tracking name, else a fetch of a remote's branches and tags."""
-        listed = _run_git(self.cwd, "remote").stdout.decode("utf-8", "replace").split()
+        listed = run_git(self.cwd, "remote").stdout.decode("utf-8", "replace").split()
         name = ref.removeprefix("refs/remotes/")
         for remote in sorted({*listed, "origin"}, key=len, reverse=True):
             branch = name.removeprefix(f"{remote}/")
@@ -285,7 +287,7 @@ class _Git:
 
     def lookup(self, tree: str, path: str) -> tuple[str, str] | None:
         """``(id, type)`` of ``path`` in ``tree``, or ``None`` when it is not there."""
-        done = _run_git(self.cwd, "cat-file", "--batch-check", stdin=f"{tree}:{path}\n".encode())
+        done = run_git(self.cwd, "cat-file", "--batch-check", stdin=f"{tree}:{path}\n".encode())
         found = _OBJECT.fullmatch(done.stdout)
         return (found[1].decode(), found[2].decode()) if found and not done.returncode else None
 
@@ -304,9 +306,9 @@ class _Git:
     def list_specs(self, tree: str) -> dict[str, str]:
         """Every wanted spec blob below ``tree`` (symlinks, whose blob is a path, are skipped)."""
         # --full-tree: from a subdirectory, ls-tree would otherwise list only what lies below cwd.
-        done = _run_git(self.cwd, "ls-tree", "-r", "-z", "--full-tree", tree)
+        done = run_git(self.cwd, "ls-tree", "-r", "-z", "--full-tree", tree)
         if done.returncode:
-            raise SourceError(f"git ls-tree failed: {_first_line(done.stderr)}")
+            raise SourceError(f"git ls-tree failed: {first_line(done.stderr)}")
         found = {}
         for record in filter(None, done.stdout.split(b"\0")):
             meta, _, raw = record.partition(b"\t")

@@ -50,14 +50,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import NamedTuple
 
-from linter.compat.sources import (
-    SKIPPED_DIRS,
-    SourceError,
-    _check_ref,
-    _first_line,
-    _Git,
-    _run_git,
-)
+from linter.compat.sources import SKIPPED_DIRS, SourceError, _Git, check_ref, first_line, run_git
 
 # Kafka's spec directories, in any module or at the top (``**/`` also matches no directory);
 # ``storage`` keeps its specs in ``resources/message``, without ``common``.
@@ -196,17 +189,17 @@ def _history_errors() -> Iterator[None]:
 
 
 def _git_output(cwd: str, *args: str, stdin: bytes | None = None) -> bytes:
-    done = _run_git(cwd, *args, stdin=stdin)
+    done = run_git(cwd, *args, stdin=stdin)
     if done.returncode:
-        raise HistoryError(f"git {args[0]} failed in {cwd}: {_first_line(done.stderr) or 'no message'}")
+        raise HistoryError(f"git {args[0]} failed in {cwd}: {first_line(done.stderr) or 'no message'}")
     return done.stdout
 
 
 def _top(repo: str) -> str:
     """The directory git runs in: the work tree's top (pathspecs and paths are relative to it), or a bare repository."""
-    done = _run_git(repo, "rev-parse", "--is-bare-repository", "--show-cdup")
+    done = run_git(repo, "rev-parse", "--is-bare-repository", "--show-cdup")
     if done.returncode:
-        reason = _first_line(done.stderr) or "git rev-parse failed"
+        reason = first_line(done.stderr) or "git rev-parse failed"
         raise HistoryError(f"{repo} is not a git repository ({reason}): pass the directory of a git checkout")
     bare, *cdup = done.stdout.decode("utf-8", "surrogateescape").splitlines()
     return os.path.abspath(repo if bare == "true" or not cdup else os.path.join(repo, cdup[0]))
@@ -214,8 +207,8 @@ def _top(repo: str) -> str:
 
 def _commit(top: str, ref: str) -> str:
     """REF's commit; an unknown REF says how to fetch it."""
-    _check_ref(ref)
-    done = _run_git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
+    check_ref(ref)
+    done = run_git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
     if done.returncode == 0:
         return done.stdout.decode().strip()
     _Git(top, "").tree(ref)  # raises the unknown-ref message with its fetch hint
