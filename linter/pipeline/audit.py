@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import time
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
@@ -141,11 +141,6 @@ def units(history: History) -> Units:
     return Units(blobs, pairs)
 
 
-def _heaviest_first(items: list, size: Callable[[Any], int]) -> list:
-    """Biggest units first, so the last tasks to run are short ones and executors finish together."""
-    return sorted(items, key=size, reverse=True)
-
-
 def run_in_process(work: Units) -> dict[str, list[dict[str, Any]]]:
     """The audit's findings and changes without Spark: the peer the distributed run is measured against."""
     return {"findings": [row for unit in work.blobs for row in lint_blob(unit)],
@@ -203,7 +198,8 @@ def distributed(spark: SparkSession, work: Units) -> dict[str, list[dict[str, An
     The rows come back to the driver: they are small (findings and changes, not specs), so the
     driver writes the datasets itself and ``--out`` need not be storage the executors share.
     """
-    items: list[BlobUnit | PairUnit] = _heaviest_first([*work.blobs, *work.pairs], _unit_size)
+    # Biggest units first, so the last tasks to run are short ones and executors finish together.
+    items: list[BlobUnit | PairUnit] = sorted([*work.blobs, *work.pairs], key=_unit_size, reverse=True)
     context = spark.sparkContext
     slices = max(1, min(len(items), context.defaultParallelism * 4))
     tables: dict[str, list[dict[str, Any]]] = {"findings": [], "changes": []}
@@ -240,11 +236,10 @@ def audit(repo: str, out: str, *, refs: Iterable[str] = (), paths: Iterable[str]
         progress.step("writing revisions/, findings/, changes/")
         for name, rows in tables.items():
             write_parquet(rows, getattr(schema, name.upper()), work_dir / name)
+        errors = sum(1 for table in ("findings", "changes") for row in tables[table] if row["error"])
         summary = AuditSummary(out, len({r.commit for r in history.revisions}), len(history.revisions),
                                len(work.blobs), len(work.pairs), len(tables["findings"]), len(tables["changes"]),
-                               sum(1 for t in ("findings", "changes") for row in tables[t] if row["error"]),
-                               0.0, spark.sparkContext.master)
-        summary.seconds = round(time.monotonic() - started, 1)
+                               errors, round(time.monotonic() - started, 1), spark.sparkContext.master)
         summary.meta = _meta(repo, history, summary)
         progress.step("writing report.html")
         _write_report(work_dir, tables, summary.meta)
