@@ -23,6 +23,13 @@ def git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True, check=True).stdout
 
 
+def init_repo(path: Path, branch: str = "main") -> Path:
+    """A new, empty repository at ``path`` (created) on ``branch``."""
+    path.mkdir()
+    git(path, "init", "-q", "-b", branch)
+    return path
+
+
 def commit(repo: Path, message: str = "change") -> None:
     git(repo, "add", "-A")
     git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", message)

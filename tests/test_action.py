@@ -21,7 +21,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from conftest import REPO_ROOT
-from gitrepo import commit, git, isolate_git, write
+from gitrepo import commit, git, init_repo, isolate_git, write
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -106,8 +106,7 @@ class Runner:
 def runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runner_temp: Path) -> Runner:
     isolate_git(monkeypatch, tmp_path)
     job = Runner(tmp_path, runner_temp)
-    job.repo.mkdir()
-    git(job.repo, "init", "-q", "-b", "main")
+    init_repo(job.repo)
     return job
 
 

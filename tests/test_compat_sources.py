@@ -9,7 +9,7 @@ import pytest
 
 from linter.compat.sources import READ_LIMIT, SourceError, against, kafka_spec_dirs, read_revision
 from linter.parse.document import MAX_SPEC_BYTES
-from gitrepo import commit, git, isolate_git, write
+from gitrepo import commit, git, init_repo, isolate_git, write
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -25,9 +25,7 @@ def isolated_git(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A repository with specs in nested, hidden and generated directories, and a non-spec file."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q")
+    root = init_repo(tmp_path / "repo")
     write(root, "specs/FooRequest.json", FOO)
     write(root, "specs/nested/BarResponse.json", BAR)
     write(root, "specs/README.md", "not a spec")
@@ -233,9 +231,7 @@ def test_against_unknown_ref(repo: Path) -> None:
 
 
 def test_head_before_the_first_commit_is_empty_so_everything_is_added(tmp_path: Path) -> None:
-    root = tmp_path / "new-repo"
-    root.mkdir()
-    git(root, "init", "-q")
+    root = init_repo(tmp_path / "new-repo")
     write(root, "specs/FooRequest.json", FOO)
     old, new = against("HEAD", ["specs"], cwd=root)
     assert old.files == {} and list(new.files) == ["specs/FooRequest.json"]
@@ -244,9 +240,7 @@ def test_head_before_the_first_commit_is_empty_so_everything_is_added(tmp_path: 
 
 
 def test_kafka_spec_dirs_are_the_default_paths(tmp_path: Path) -> None:
-    root = tmp_path / "kafka"
-    root.mkdir()
-    git(root, "init", "-q")
+    root = init_repo(tmp_path / "kafka")
     for rel in ("clients/src/main/resources/common/message/FooRequest.json",
                 "metadata/src/main/resources/common/metadata/BarRecord.json",
                 "clients/src/test/resources/common/message/BarResponse.json",

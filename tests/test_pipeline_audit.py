@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO_ROOT, require_spark, run_cli
-from gitrepo import git, isolate_git, write
+from gitrepo import git, init_repo, isolate_git, write
 from linter import compare, lint_texts
 from linter.engine.config import Config
 from linter.pipeline import schema
@@ -40,9 +40,7 @@ def history_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, s
     """Five commits: specs added and released, a safe change, a rename, a wire break (released),
     a bad spec added then deleted, a corrupt file."""
     isolate_git(monkeypatch, tmp_path)
-    repo = tmp_path / "specs"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "trunk")
+    repo = init_repo(tmp_path / "specs", "trunk")
     for spec in (DEMO / "old").glob("*.json"):
         write(repo, f"{SPECS}/{spec.name}", spec.read_text())
     commits = {"added": _commit(repo, "specs", "2024-01-10T10:00:00Z", monkeypatch)}

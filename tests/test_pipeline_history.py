@@ -33,7 +33,7 @@ from linter.pipeline.history import (
     SpecRevision,
     extract,
 )
-from tests.gitrepo import commit, git, isolate_git, write
+from gitrepo import commit, git, init_repo, isolate_git, write
 
 MSG = "clients/src/main/resources/common/message"
 META = "metadata/src/main/resources/common/metadata"
@@ -103,8 +103,7 @@ def kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kafka]:
     repo = top / "kafka"
     with pytest.MonkeyPatch.context() as mp:
         isolate_git(mp, top)
-        repo.mkdir()
-        git(repo, "init", "-q", "-b", "trunk")
+        init_repo(repo, "trunk")
         ids = {}
 
         def step(label: str, number: int, hour: int = 0) -> None:

@@ -19,7 +19,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from conftest import REPO_ROOT, require_shared
-from gitrepo import commit, git, isolate_git, write
+from gitrepo import commit, git, init_repo, isolate_git, write
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -47,10 +47,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pre_commit_home: Path)
     isolate_git(monkeypatch, tmp_path)
     monkeypatch.setenv("PRE_COMMIT_HOME", str(pre_commit_home))
     monkeypatch.delenv("PRE_COMMIT_COLOR", raising=False)
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    return root
+    return init_repo(tmp_path / "repo")
 
 
 def _config(rev: str, compat_args: list[str] | None = None) -> str:
