@@ -433,8 +433,8 @@ def _default_effect(entry: dict[str, Any]) -> str:
     return "code that leaves the field unset now sends another value"
 
 
-def version_ranges(versions: list[int]) -> str:
-    """``[0, 1, 2, 5]`` as ``0-2, 5``."""
+def version_ranges(versions: list[int], separator: str = ", ") -> str:
+    """``[0, 1, 2, 5]`` (sorted, distinct) as ``0-2, 5``."""
     out, start = [], None
     for index, version in enumerate(versions):
         if start is None:
@@ -442,7 +442,7 @@ def version_ranges(versions: list[int]) -> str:
         if index + 1 == len(versions) or versions[index + 1] != version + 1:
             out.append(str(start) if start == version else f"{start}-{version}")
             start = None
-    return ", ".join(out)
+    return separator.join(out)
 
 
 def compare_messages(old: MessageSpec | None, new: MessageSpec | None) -> list[Change]:

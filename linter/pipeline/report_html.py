@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from linter.compat.diff import CATEGORIES, WIRE
+from linter.compat.diff import CATEGORIES, WIRE, version_ranges
 
 Row = Mapping[str, Any]
 
@@ -117,13 +117,7 @@ def _when(value: datetime | None) -> str:
 
 def compact_versions(versions: Iterable[int] | None) -> str:
     """``[0, 1, 2, 3, 5]`` as ``0-3,5``: a change's versions fit in a table cell."""
-    ranges: list[list[int]] = []
-    for version in sorted(set(versions or ())):
-        if ranges and version == ranges[-1][1] + 1:
-            ranges[-1][1] = version
-        else:
-            ranges.append([version, version])
-    return ",".join(str(low) if low == high else f"{low}-{high}" for low, high in ranges)
+    return version_ranges(sorted(set(versions or ())), separator=",")
 
 
 def _category(change: Row) -> str:
