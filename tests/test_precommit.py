@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from conftest import REPO_ROOT, require_shared
+from conftest import REPO_ROOT, require_shared, unavailable
 from gitrepo import commit, git, init_repo, isolate_git, write
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -33,7 +33,7 @@ HEAVY = ("pyspark", "pyarrow", "pandas", "numpy", "py4j")
 def hook_rev() -> str:
     """This checkout's current commit: what the repository under test installs the hooks from."""
     if not (REPO_ROOT / ".git").exists():
-        pytest.skip("the pre-commit tests need this checkout to be a git repository")
+        unavailable("the pre-commit tests need this checkout to be a git repository")
     return git(REPO_ROOT, "rev-parse", "HEAD").strip()
 
 
