@@ -8,8 +8,11 @@
  * the reference and produces the precise DecodeError/EncodeError with offset and path.
  *
  * Plans (built by StructPlan.native_plan):
- *   struct = (fields, flexible, tagged_decode, tagged_encode, known_keys, n_regular)
+ *   struct = (fields, flexible, tagged_decode, tagged_encode, known_keys, n_regular, tagged)
  *   field  = (key, kind, compact, nullable, extra)
+ *   tagged = None (the Python tagged_decode reads the tagged section) or a tuple, ascending by
+ *            tag, of (tag, field, default, factory): a missing tagged field gets factory() when
+ *            factory is not None (a mutable default), else the shared immutable default
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -29,6 +32,8 @@ static PyObject *empty_tuple = NULL;
 
 static PyObject *SafeUnknown = NULL;
 static PyObject *s_int = NULL, *s_is_safe = NULL;
+static PyObject *s_unknown = NULL;  /* compiler.UNKNOWN_TAGS; codec.py checks that they agree */
+#define UNKNOWN_TAGS "_unknownTaggedFields"
 
 static void *fallback(void) { PyErr_SetNone(Fallback); return NULL; }
 
@@ -42,12 +47,20 @@ typedef struct {
     Plan *sub;          /* struct and struct-array fields */
     PyObject *py;       /* (decode, encode) for fields only Python handles */
 } Field;
+typedef struct {
+    uint64_t tag;
+    Field field;
+    PyObject *dflt, *factory;  /* borrowed from the plan tuple */
+} Tagged;
+#define MAX_NATIVE_TAGS 64  /* the decoder marks the tags it has seen in one 64-bit word */
 struct Plan {
     PyObject *source;   /* the plan tuple (owned) */
     Py_ssize_t n, n_regular;
     Field *fields;
     int flexible;
     PyObject *tagged_decode, *tagged_encode, *known;  /* borrowed from source */
+    Py_ssize_t n_tagged;  /* -1: the tagged section is read by tagged_decode, in Python */
+    Tagged *tagged;
     Plan **children;    /* sub plans this plan owns */
     Py_ssize_t n_children;
 };
@@ -57,42 +70,68 @@ static void plan_free(Plan *p) {
     for (Py_ssize_t i = 0; i < p->n_children; i++) plan_free(p->children[i]);
     PyMem_Free(p->children);
     PyMem_Free(p->fields);
+    PyMem_Free(p->tagged);
     Py_XDECREF(p->source);
     PyMem_Free(p);
 }
 
+static Plan *plan_build(PyObject *t);
+
+/* one field tuple (key, kind, compact, nullable, extra) into F; its sub plan joins owner's children */
+static int field_build(Plan *owner, PyObject *f, Field *F) {
+    if (!PyTuple_Check(f) || PyTuple_GET_SIZE(f) != 5) { PyErr_SetString(PyExc_TypeError, "bad field"); return -1; }
+    F->key = PyTuple_GET_ITEM(f, 0);
+    F->hash = PyObject_Hash(F->key);
+    F->kind = (int)PyLong_AsLong(PyTuple_GET_ITEM(f, 1));
+    F->compact = PyTuple_GET_ITEM(f, 2) == Py_True;
+    F->nullable = PyTuple_GET_ITEM(f, 3) == Py_True;
+    PyObject *extra = PyTuple_GET_ITEM(f, 4);
+    if (F->kind == K_INT || F->kind == K_INT_ARRAY) F->code = (int)PyLong_AsLong(extra);
+    else if (F->kind == K_STRUCT || F->kind == K_STRUCT_ARRAY) {
+        F->sub = plan_build(extra);
+        if (!F->sub) return -1;
+        owner->children[owner->n_children++] = F->sub;
+    } else if (F->kind == K_PY) F->py = extra;
+    return PyErr_Occurred() ? -1 : 0;
+}
+
 static Plan *plan_build(PyObject *t) {
-    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 6) { PyErr_SetString(PyExc_TypeError, "bad plan"); return NULL; }
-    PyObject *fields = PyTuple_GET_ITEM(t, 0);
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 7) { PyErr_SetString(PyExc_TypeError, "bad plan"); return NULL; }
+    PyObject *fields = PyTuple_GET_ITEM(t, 0), *tagged = PyTuple_GET_ITEM(t, 6);
+    if (tagged != Py_None && (!PyTuple_Check(tagged) || PyTuple_GET_SIZE(tagged) > MAX_NATIVE_TAGS)) {
+        PyErr_SetString(PyExc_TypeError, "bad tagged fields");
+        return NULL;
+    }
     Plan *p = PyMem_Calloc(1, sizeof(Plan));
     if (!p) { PyErr_NoMemory(); return NULL; }
     Py_INCREF(t);
     p->source = t;
     p->n = PyTuple_GET_SIZE(fields);
+    p->n_tagged = tagged == Py_None ? -1 : PyTuple_GET_SIZE(tagged);
+    Py_ssize_t slots = p->n + (p->n_tagged > 0 ? p->n_tagged : 0);
     p->fields = PyMem_Calloc(p->n ? p->n : 1, sizeof(Field));
-    p->children = PyMem_Calloc(p->n ? p->n : 1, sizeof(Plan *));
-    if (!p->fields || !p->children) { plan_free(p); PyErr_NoMemory(); return NULL; }
+    p->tagged = PyMem_Calloc(p->n_tagged > 0 ? p->n_tagged : 1, sizeof(Tagged));
+    p->children = PyMem_Calloc(slots ? slots : 1, sizeof(Plan *));
+    if (!p->fields || !p->tagged || !p->children) { plan_free(p); PyErr_NoMemory(); return NULL; }
     p->flexible = PyTuple_GET_ITEM(t, 1) == Py_True;
     p->tagged_decode = PyTuple_GET_ITEM(t, 2);
     p->tagged_encode = PyTuple_GET_ITEM(t, 3);
     p->known = PyTuple_GET_ITEM(t, 4);
     p->n_regular = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 5));
-    for (Py_ssize_t i = 0; i < p->n; i++) {
-        PyObject *f = PyTuple_GET_ITEM(fields, i);
-        Field *F = &p->fields[i];
-        F->key = PyTuple_GET_ITEM(f, 0);
-        F->hash = PyObject_Hash(F->key);
-        F->kind = (int)PyLong_AsLong(PyTuple_GET_ITEM(f, 1));
-        F->compact = PyTuple_GET_ITEM(f, 2) == Py_True;
-        F->nullable = PyTuple_GET_ITEM(f, 3) == Py_True;
-        PyObject *extra = PyTuple_GET_ITEM(f, 4);
-        if (F->kind == K_INT || F->kind == K_INT_ARRAY) F->code = (int)PyLong_AsLong(extra);
-        else if (F->kind == K_STRUCT || F->kind == K_STRUCT_ARRAY) {
-            F->sub = plan_build(extra);
-            if (!F->sub) { plan_free(p); return NULL; }
-            p->children[p->n_children++] = F->sub;
-        } else if (F->kind == K_PY) F->py = extra;
-        if (PyErr_Occurred()) { plan_free(p); return NULL; }
+    for (Py_ssize_t i = 0; i < p->n; i++)
+        if (field_build(p, PyTuple_GET_ITEM(fields, i), &p->fields[i]) < 0) { plan_free(p); return NULL; }
+    for (Py_ssize_t i = 0; i < p->n_tagged; i++) {
+        PyObject *entry = PyTuple_GET_ITEM(tagged, i);
+        Tagged *T = &p->tagged[i];
+        if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 4) {
+            PyErr_SetString(PyExc_TypeError, "bad tagged field");
+            plan_free(p);
+            return NULL;
+        }
+        T->tag = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(entry, 0));
+        T->dflt = PyTuple_GET_ITEM(entry, 2);
+        T->factory = PyTuple_GET_ITEM(entry, 3);
+        if (PyErr_Occurred() || field_build(p, PyTuple_GET_ITEM(entry, 1), &T->field) < 0) { plan_free(p); return NULL; }
     }
     return p;
 }
@@ -253,9 +292,57 @@ static PyObject *dec_field(In *in, Py_ssize_t *pos, Field *F) {
     }
 }
 
+/* The tagged section, as StructPlan._decode_tagged reads it: each known tag's value and the unknown
+   tags' (tag, bytes) list in wire order, then the default of every tagged field absent from the
+   wire. Every irregularity declines to Python, which reports it precisely. */
+static int dec_tagged(In *in, Py_ssize_t *pos, Plan *plan, PyObject *d) {
+    uint64_t count, tag, size, seen = 0;
+    int64_t previous = -1;
+    PyObject *unknown = NULL;  /* the list of unknown tags, once there is one (also held by d) */
+    if (uvarint(in, pos, &count) < 0 || count > (uint64_t)(in->n - *pos)) { fallback(); return -1; }
+    for (uint64_t i = 0; i < count; i++) {
+        if (uvarint(in, pos, &tag) < 0 || (int64_t)tag <= previous) { fallback(); goto error; }
+        previous = (int64_t)tag;
+        if (uvarint(in, pos, &size) < 0 || size > (uint64_t)(in->n - *pos)) { fallback(); goto error; }
+        Py_ssize_t j = 0, end = *pos + (Py_ssize_t)size;
+        while (j < plan->n_tagged && plan->tagged[j].tag != tag) j++;
+        if (j == plan->n_tagged) {  /* a tag this version does not know: kept, as (tag, bytes) */
+            if (!unknown && (!(unknown = PyList_New(0)) || PyDict_SetItem(d, s_unknown, unknown) < 0)) goto error;
+            PyObject *item = Py_BuildValue("(Ky#)", (unsigned long long)tag, (const char *)in->p + *pos, (Py_ssize_t)size);
+            if (!item || PyList_Append(unknown, item) < 0) { Py_XDECREF(item); goto error; }
+            Py_DECREF(item);
+            *pos = end;
+            continue;
+        }
+        Field *F = &plan->tagged[j].field;
+        In value_bytes = {in->obj, in->p, end};  /* the value must use exactly its size */
+        PyObject *v = dec_field(&value_bytes, pos, F);
+        if (!v) goto error;
+        if (*pos != end) { Py_DECREF(v); fallback(); goto error; }
+        int failed = _PyDict_SetItem_KnownHash(d, F->key, v, F->hash);
+        Py_DECREF(v);
+        if (failed < 0) goto error;
+        seen |= (uint64_t)1 << j;
+    }
+    Py_XDECREF(unknown);
+    for (Py_ssize_t j = 0; j < plan->n_tagged; j++) {
+        if (seen & ((uint64_t)1 << j)) continue;
+        Tagged *T = &plan->tagged[j];
+        PyObject *v = T->factory == Py_None ? Py_NewRef(T->dflt) : PyObject_CallNoArgs(T->factory);
+        if (!v) return -1;
+        int failed = _PyDict_SetItem_KnownHash(d, T->field.key, v, T->field.hash);
+        Py_DECREF(v);
+        if (failed < 0) return -1;
+    }
+    return 0;
+error:
+    Py_XDECREF(unknown);
+    return -1;
+}
+
 static PyObject *dec_struct(In *in, Py_ssize_t *pos, Plan *plan) {
     Py_ssize_t count = plan->n;
-    PyObject *d = _PyDict_NewPresized(count + 1);  /* no resizing while the fields go in */
+    PyObject *d = _PyDict_NewPresized(count + (plan->n_tagged > 0 ? plan->n_tagged : 1));  /* no resizing while the fields go in */
     if (!d) return NULL;
     for (Py_ssize_t i = 0; i < count; i++) {
         Field *F = &plan->fields[i];
@@ -264,10 +351,11 @@ static PyObject *dec_struct(In *in, Py_ssize_t *pos, Plan *plan) {
         Py_DECREF(v);
     }
     if (plan->flexible) {  /* the tagged-field section */
-        if (plan->tagged_decode == Py_None && *pos < in->n && in->p[*pos] == 0) {
+        if (plan->n_tagged == 0 && *pos < in->n && in->p[*pos] == 0) {
             (*pos)++;
+        } else if (plan->n_tagged >= 0) {
+            if (dec_tagged(in, pos, plan, d) < 0) { Py_DECREF(d); return NULL; }
         } else {
-            if (plan->tagged_decode == Py_None) { Py_DECREF(d); return fallback(); }
             PyObject *r = PyObject_CallFunction(plan->tagged_decode, "OnO", in->obj, *pos, d);
             if (!r) { Py_DECREF(d); return NULL; }
             *pos = PyLong_AsSsize_t(r);
@@ -517,7 +605,9 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     s_int = PyUnicode_InternFromString("int");
     s_is_safe = PyUnicode_InternFromString("is_safe");
     empty_tuple = PyTuple_New(0);
-    if (!UUID_type || !SafeUnknown || !s_bytes || !s_int || !s_is_safe || !empty_tuple) return NULL;
+    s_unknown = PyUnicode_InternFromString(UNKNOWN_TAGS);
+    if (!UUID_type || !SafeUnknown || !s_bytes || !s_int || !s_is_safe || !empty_tuple || !s_unknown) return NULL;
+    if (PyModule_AddStringConstant(m, "UNKNOWN_TAGS", UNKNOWN_TAGS) < 0) return NULL;
     Py_INCREF(Fallback);
     if (PyModule_AddObject(m, "Fallback", Fallback) < 0) return NULL;
     return m;

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from contextlib import contextmanager
 from typing import Any
 
-from linter.codec.compiler import MessageCompiler, StructPlan
+from linter.codec.compiler import UNKNOWN_TAGS, MessageCompiler, StructPlan
 from linter.codec.errors import DecodeError, EncodeError, SpecError
 from linter.codec.wire import INT16, INT32, need
 from linter.model.spec import MessageSpec
@@ -24,6 +24,8 @@ if not os.environ.get("KRPC_LINT_PURE_PYTHON"):
         from linter.codec import _speedups
     except ImportError:
         _speedups = None
+    if _speedups is not None and getattr(_speedups, "UNKNOWN_TAGS", None) != UNKNOWN_TAGS:
+        _speedups = None  # built from another version of the source: the Python plans decide alone
 
 _NO_PLANS: dict[int, Any] = {}
 

@@ -581,11 +581,15 @@ class StructPlan:
     _native: Any = None
 
     def native_tuple(self) -> tuple:
-        """(fields, flexible, tagged decoder, tagged encoder, known keys, regular count)."""
+        """(fields, flexible, tagged decoder, tagged encoder, known keys, regular count, tagged
+        fields): the C accelerator reads the tagged fields itself, ``(tag, field, default,
+        factory)`` each, unless there are more than it tracks (then the Python decoder does)."""
         fields = tuple(_native_field(f) for f in self.fields if f.present and f.tag is None)
         tagged = bool(self.tagged)
+        native_tags = tuple((f.tag, _native_field(f), *_shared_default(f)) for f in self.tagged) \
+            if len(self.tagged) <= MAX_NATIVE_TAGS else None
         return (fields, self.flexible, self._decode_tagged if tagged else None,
-                self._tagged_bytes if tagged else None, self.keys, len(fields))
+                self._tagged_bytes if tagged else None, self.keys, len(fields), native_tags)
 
     def native_plan(self, speedups) -> Any:
         """The plan compiled for the C accelerator (once)."""
@@ -740,6 +744,16 @@ _NATIVE_INT = {"int8": 1, "int16": 2, "int32": 3, "int64": 4, "uint16": 5, "uint
  _K_STRUCT) = range(10)
 
 
+MAX_NATIVE_TAGS = 64  # _speedups.c marks the tags it has seen in one 64-bit word
+_IMMUTABLE = (int, bool, float, str, bytes, type(None), uuid.UUID)
+
+
+def _shared_default(plan: FieldPlan) -> tuple[Any, Callable[[], Any] | None]:
+    """(default, None) when every absent value can share one immutable default, else (None, factory)."""
+    value = plan.default()
+    return (value, None) if type(value) in _IMMUTABLE else (None, plan.default)
+
+
 def _native_field(plan: FieldPlan) -> tuple:
     """(key, kind, compact, nullable, extra) of one regular field for the C accelerator."""
     field_type, name = plan.spec.type, plan.spec.type.name
@@ -751,8 +765,8 @@ def _native_field(plan: FieldPlan) -> tuple:
             kind, extra = _K_INT_ARRAY, _NATIVE_INT[name]
         else:
             kind, extra = python
-    elif plan.nested is not None:
-        kind, extra = _K_STRUCT, plan.nested.native_tuple()
+    elif plan.nested is not None:  # a tagged nullable struct's marker is 0/1, not -1/1: Python reads it
+        kind, extra = python if plan.nullable and plan.tag is not None else (_K_STRUCT, plan.nested.native_tuple())
     elif name in _NATIVE_INT:
         kind, extra = _K_INT, _NATIVE_INT[name]
     else:
