@@ -585,25 +585,23 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
 
 def _run(spark: SparkSession, frames: DataFrame, old: SpecTexts, new: SpecTexts, work_dir: Path) -> dict[CountKey, int]:
     """The job: replay every frame once (the small results kept), number the mismatches and write
-    both tables; returns the counts. Three Spark jobs: the replay (collecting the partitions' sizes
-    and the counts), writing the mismatches, writing the counts."""
+    both tables; returns the counts. Two Spark jobs, no shuffle: the replay (collecting each
+    partition's count rows, a few per frame kind), then writing the mismatches from the cache.
+    The counts are summed and written here, on the driver."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
+    from linter.pipeline.output import write_parquet
+
     results = frames.mapInArrow(replay_batches(old, new), RESULTS).persist(StorageLevel.MEMORY_AND_DISK)
     try:
-        tallies, total = results.where(F.col("row").isNull()), F.sum("frames").alias("frames")
-        types = dict(column.split() for column in schema.REPLAY_COUNTS.split(", "))  # no nested types there
-        keys = list(types)[:-1]
-        per_part = tallies.groupBy("part").agg(total).select(
-            "part", *[F.lit(None).cast(types[key]).alias(key) for key in keys], "frames")
-        per_kind = tallies.groupBy(*keys).agg(total).select(F.lit(None).cast("int").alias("part"), *keys, "frames")
-        sizes, counts = {}, {}
-        for row in per_part.unionByName(per_kind).collect():  # one job: the replay, then both sums
-            if row["part"] is not None:
-                sizes[row["part"]] = row["frames"]
-            else:
-                counts[tuple(row[key] for key in keys)] = row["frames"]
+        keys = schema.columns(schema.REPLAY_COUNTS)[:-1]
+        sizes: dict[int, int] = {}
+        counts: dict[CountKey, int] = {}
+        for row in results.where(F.col("row").isNull()).select("part", *keys, "frames").collect():
+            sizes[row["part"]] = sizes.get(row["part"], 0) + row["frames"]
+            key = tuple(row[name] for name in keys)
+            counts[key] = counts.get(key, 0) + row["frames"]
         offsets = list(accumulate((sizes.get(part, 0) for part in range(max(sizes, default=0))), initial=0))
         first = F.element_at(F.array(*[F.lit(offset) for offset in offsets]).cast("array<bigint>"), F.col("part") + 1)
         mismatches = results.where(F.col("row").isNotNull()).select(
@@ -612,8 +610,8 @@ def _run(spark: SparkSession, frames: DataFrame, old: SpecTexts, new: SpecTexts,
     finally:
         results.unpersist()
     ordered = sorted(counts.items(), key=lambda item: [(value is None, value) for value in item[0]])
-    spark.createDataFrame([(*key, frames) for key, frames in ordered], schema.REPLAY_COUNTS).coalesce(1) \
-        .write.parquet(str(work_dir / "counts"))
+    write_parquet([dict(zip(keys, key), frames=frames) for key, frames in ordered], schema.REPLAY_COUNTS,
+                  work_dir / "counts")
     return counts
 
 
