@@ -33,6 +33,7 @@ from linter.pipeline.replay import (
     replay,
     replay_batch,
     replay_frame,
+    revision,
 )
 
 pa = pytest.importorskip("pyarrow")
@@ -140,6 +141,31 @@ def test_same_differs_and_the_failures(codecs: tuple[Codec, Codec]) -> None:
     response = old.encode_response(WIDGET_FETCH, 2, {"correlationId": 9}, old.default("WidgetFetchResponse", 2))
     assert replay_frame(old, new, _row(response, "response", api_key=WIDGET_FETCH, api_version=2)) == Replayed(
         SAME, WIDGET_FETCH, "WidgetFetchResponse", 2, 9, None, None, None)
+
+
+def test_a_frame_kind_whose_plans_agree_is_decoded_once(codecs: tuple[Codec, Codec]) -> None:
+    """Both revisions share one decoder exactly where header and body plans have equal signatures;
+    a frame such a decoder refuses fails on both sides, with the one error."""
+    old, new = codecs
+    old_side, new_side = revision(old), revision(new)
+    shared = {True: 0, False: 0}
+    for message in (old.request_for(WIDGET_FETCH), old.request_for(BLOB_PUSH), old.response_for(WIDGET_FETCH)):
+        direction = "request" if message.name.endswith("Request") else "response"
+        for version in message.versions:
+            old_api, new_api = (side.api(direction, message.api_key, version) for side in (old_side, new_side))
+            header = old.request_header_version if direction == "request" else old.response_header_version
+            header_name = "RequestHeader" if direction == "request" else "ResponseHeader"
+            agree = all(old.plan(name, v).signature == new.plan(name, v).signature
+                        for name, v in ((header_name, header(message.api_key, version)), (message.name, version)))
+            assert (old_api.decode is new_api.decode) == agree, (message.name, version)
+            shared[agree] += 1
+    assert shared[True] and shared[False]
+
+    response = old.encode_response(WIDGET_FETCH, 2, {"correlationId": 9}, old.default("WidgetFetchResponse", 2))
+    cut = response[:-2]
+    cut = len(cut[4:]).to_bytes(4, "big") + cut[4:]  # a size that matches: the body itself is short
+    failed = replay_frame(old, new, _row(cut, "response", api_key=WIDGET_FETCH, api_version=2))
+    assert failed.outcome == BOTH_FAIL and failed.old_error == failed.new_error and failed.path
 
 
 def test_failures_in_the_header_and_unknown_apis(codecs: tuple[Codec, Codec]) -> None:

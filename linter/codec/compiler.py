@@ -576,6 +576,18 @@ class StructPlan:
     def default(self) -> dict[str, Any]:
         return {f.key: f.default() for f in self.fields if f.present}
 
+    _signature: tuple | None = None
+
+    @property
+    def signature(self) -> tuple:
+        """What decoding this struct depends on, and nothing else: its encodings, field names (they
+        name error paths), types, tags and the defaults absent tagged fields get. Two plans with
+        equal signatures decode every input to the same value or the same error, whichever specs
+        they came from, so ``krpc-lint replay`` decodes a frame once when both revisions agree."""
+        if self._signature is None:
+            self._signature = (self.flexible, tuple(_field_signature(f) for f in self.fields if f.present))
+        return self._signature
+
     # the optional C accelerator walks this description of the plan (see _speedups.c) ---------
 
     _native: Any = None
@@ -742,6 +754,15 @@ _MISSING = object()
 _NATIVE_INT = {"int8": 1, "int16": 2, "int32": 3, "int64": 4, "uint16": 5, "uint32": 6}
 (_K_PY, _K_INT, _K_BOOL, _K_FLOAT, _K_UUID, _K_STRING, _K_BYTES, _K_INT_ARRAY, _K_STRUCT_ARRAY,
  _K_STRUCT) = range(10)
+
+
+def _field_signature(plan: FieldPlan) -> tuple:
+    """A present field's part of ``StructPlan.signature``: a struct's own name is not read from the
+    wire, so only its fields count; a tagged field's default is what an absent one decodes to."""
+    field_type = plan.spec.type
+    kind = field_type.name if plan.nested is None else "struct"
+    return (plan.spec.name, plan.key, field_type.is_array, kind, plan.nullable, plan.compact, plan.tag,
+            None if plan.tag is None else repr(plan.default()), None if plan.nested is None else plan.nested.signature)
 
 
 MAX_NATIVE_TAGS = 64  # _speedups.c marks the tags it has seen in one 64-bit word

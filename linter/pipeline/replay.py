@@ -16,7 +16,9 @@ Every frame is decoded under both revisions (header and body; ``decode_request``
 different values), ``old_fails``, ``new_fails`` or ``both_fail``. A frame that cannot be replayed at
 all (no bytes, not hex, a size prefix that does not match, an unknown direction, columns that
 contradict the header) is ``both_fail`` with the same error on both sides: bad input is a row,
-never a failed job.
+never a failed job. Where the two revisions compile a frame kind to identical plans (equal
+``StructPlan.signature`` of header and body: the same names, types, encodings, tags and tagged
+defaults), the two decodings would be one computation, so that frame is decoded once.
 
 ``path`` is where the two decodings first differ, or where decoding failed, in the codec's terms:
 ``body.Topics[0].Partitions[2].MaxBytes``, ``header.ClientId`` (as ``krpc-lint codec decode --frame``
@@ -123,7 +125,11 @@ class Revision:
             header, body = HEADERS[direction], message.name
             trees = (_types(codec, header, header_version), _types(codec, body, api_version))
             types = _TYPES.setdefault(trees, trees) if None not in trees else object()  # object(): never "is"
-            return Api(body, _frame_decoder(codec, header, header_version, body, api_version), types)
+            signature = (codec.plan(header, header_version).signature, codec.plan(body, api_version).signature)
+            decode = _DECODERS.get(signature)
+            if decode is None:
+                decode = _DECODERS[signature] = _frame_decoder(codec, header, header_version, body, api_version)
+            return Api(body, decode, types)
         except (KeyError, ValueError) as exc:  # no such API or version in this revision
             return str(exc.args[0]) if exc.args else str(exc)
         except Exception as exc:  # noqa: BLE001 - a spec the codec cannot compile: that kind fails, not the job
@@ -176,6 +182,10 @@ def _placed(exc: DecodeError, part: str) -> DecodeError:
 
 
 _TYPES: dict[tuple, tuple] = {}  # interned type trees, compared by identity per frame
+# Frame decoders by the signatures of their header and body plans, whichever revision compiled them:
+# where two revisions' plans agree (most frame kinds in a change) both get the same function, and a
+# frame of that kind is decoded once, since a second decoding would be the same computation.
+_DECODERS: dict[tuple, Callable[[bytes], tuple[dict[str, Any], dict[str, Any]]]] = {}
 
 
 def _types(codec: Codec, name: str, version: int) -> tuple | None:
@@ -236,7 +246,10 @@ def _replay(old: Revision, new: Revision, direction: Any, api_key: Any, api_vers
                         str(exc), str(exc))
     old_api, new_api = old.api(direction, api_key, api_version), new.api(direction, api_key, api_version)
     if type(old_api) is Api and type(new_api) is Api:
-        try:  # the usual case, kept short: both decode
+        try:  # the usual cases, kept short: the same plans and it decodes, or both decode
+            if old_api.decode is new_api.decode:
+                old_api.decode(payload)
+                return Replayed(SAME, api_key, old_api.name, api_version, correlation_id, None, None, None)
             old_value, new_value = old_api.decode(payload), new_api.decode(payload)
         except Exception:  # noqa: BLE001, S110 - one fails: said below, with the error
             pass
