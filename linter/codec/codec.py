@@ -8,8 +8,9 @@ True
 
 from __future__ import annotations
 
+import gc
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -28,6 +29,21 @@ if not os.environ.get("KRPC_LINT_PURE_PYTHON"):
         _speedups = None  # built from another version of the source: the Python plans decide alone
 
 _NO_PLANS: dict[int, Any] = {}
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a plan compiles: compiling allocates thousands of objects
+    that all live as long as the codec, which the collector would scan again and again and never
+    free (it made compiling three to four times slower)."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 # Header versions are derived from the API version, with two historical exceptions.
 API_VERSIONS_KEY = 18  # ApiVersionsResponse always uses response header v0 (KIP-511)
@@ -170,7 +186,8 @@ class Codec:
             compiler = self._compilers.get(name)
             if compiler is None:
                 compiler = self._compilers[name] = MessageCompiler(message)
-            plan = self._plans[key] = compiler.compile(version)
+            with collector_paused():
+                plan = self._plans[key] = compiler.compile(version)
         return plan
 
     def _native(self, name: str, version: int) -> Any:

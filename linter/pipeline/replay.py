@@ -39,6 +39,7 @@ two codecs once (from the spec texts shipped with the job, cached by their diges
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import struct
@@ -52,6 +53,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from linter.codec import Codec, DecodeError
+from linter.codec.codec import collector_paused
 from linter.codec.compiler import UNKNOWN_TAGS
 from linter.pipeline import schema
 from linter.pipeline.frames import JSON_SUFFIXES, REQUEST, RESPONSE
@@ -112,7 +114,9 @@ class Revision:
         key = (direction, api_key, api_version)
         found = self._apis.get(key)
         if found is None:
-            found = self._apis[key] = self._build(direction, api_key, api_version)
+            with collector_paused():
+                found = self._apis[key] = self._build(direction, api_key, api_version)
+                gc.freeze()  # the plans live as long as the process: the collector need never scan them
         return found
 
     def _build(self, direction: str, api_key: int, api_version: int) -> Api | str:
@@ -429,7 +433,9 @@ def loaded(texts: SpecTexts) -> Revision:
     """The revision of spec texts, built once per process."""
     found = _LOADED.get(texts.digest)
     if found is None:
-        found = _LOADED[texts.digest] = Revision(texts.codec())
+        with collector_paused():
+            found = _LOADED[texts.digest] = Revision(texts.codec())
+            gc.freeze()  # as in Revision.api
     return found
 
 
