@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 
 LOCAL = "local[*]"
 LOG_CONFIG = Path(__file__).with_name("log4j2.properties").as_uri()
+# The throughput collector: a run is one batch job, and G1's concurrent threads compete with the
+# Python workers for the few cores of a laptop or CI machine (a cold 1M-frame replay on 2 cores:
+# 19-21 s with G1, 16-17 s with this; bench/replay.py).
+JVM_OPTIONS = "-XX:+UseParallelGC"
 
 
 class SparkUnavailable(RuntimeError):
@@ -69,7 +73,8 @@ def session(master: str | None = None, app: str = "krpc-lint") -> SparkSession:
                .config("spark.python.worker.reuse", "true")
                .config("spark.driver.bindAddress", "127.0.0.1")
                .config("spark.driver.host", "127.0.0.1")
-               .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG_CONFIG}"))
+               .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG_CONFIG} {JVM_OPTIONS}")
+               .config("spark.executor.extraJavaOptions", JVM_OPTIONS))
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
