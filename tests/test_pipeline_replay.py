@@ -222,6 +222,47 @@ def test_garbage_of_any_length_is_a_result_never_an_exception(codecs: tuple[Code
             assert result.outcome in replay_mod.OUTCOMES
 
 
+def test_a_batch_replays_each_frame_as_replay_frame_does(specs: tuple[Path, Path], codecs: tuple[Codec, Codec],
+                                                         tmp_path: Path) -> None:
+    """replay_batch takes a short path for well-formed frames of kinds both revisions decode alike;
+    row by row, its outcomes and counts are those of replay_frame, on good frames and broken ones."""
+    import random
+    from collections import Counter
+
+    generate(specs[0], 600, tmp_path / "good.parquet", seed=2)
+    rows = pq.read_table(tmp_path / "good.parquet").to_pylist()
+    rng = random.Random(3)
+    for row in rng.sample(rows, 200):  # breakages the short path must hand over to _replay
+        frame, how = bytearray(row["bytes"]), rng.randrange(7)
+        if how == 0:
+            frame = frame[:rng.randrange(len(frame))]  # truncated: the size no longer matches
+        elif how == 1:
+            frame[rng.randrange(4, len(frame))] ^= 1 << rng.randrange(8)
+        elif how == 2:
+            row["correlation_id"] += 1
+        elif how == 3:
+            row["api_key"] = 1 - row["api_key"] if row["direction"] == "request" else None
+        elif how == 4:
+            row["api_version"] = (row["api_version"] or 0) + 7
+        elif how == 5:
+            row["direction"] = "sideways"
+        else:
+            frame = frame[:4] + bytes(2)  # a frame too short for its header
+        row["bytes"] = bytes(frame)
+    batch = pa.RecordBatch.from_pylist(rows, schema=pa.schema([
+        ("api_key", pa.int32()), ("api_version", pa.int32()), ("direction", pa.string()),
+        ("correlation_id", pa.int32()), ("bytes", pa.binary())]))
+    old_side, new_side = revision(codecs[0]), revision(codecs[1])
+    counts: dict[tuple, int] = {}
+    mismatches = replay_batch(old_side, new_side, batch, counts).to_pylist()
+    expected = [(index, replay_frame(old_side, new_side, row)) for index, row in enumerate(rows)]
+    assert [(row["row"], row["outcome"], row["path"], row["old_error"], row["new_error"]) for row in mismatches] == \
+        [(index, r.outcome, r.path, r.old_error, r.new_error) for index, r in expected if r.outcome != SAME]
+    assert counts == Counter((r.api_key, r.api_name, r.api_version, row["direction"], r.outcome)
+                             for (_, r), row in zip(expected, rows))
+    assert len({r.outcome for _, r in expected}) >= 3 and counts
+
+
 # --- frames generate -------------------------------------------------------------------------------
 
 
