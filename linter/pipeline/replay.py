@@ -39,13 +39,11 @@ two codecs once (from the spec texts shipped with the job, cached by their diges
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import hashlib
 import json
 import struct
 import tempfile
-import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping
@@ -645,14 +643,12 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
     with atomic_directory(out, overwrite=overwrite) as work_dir:
         spark = spark or session(master)
         started = time.monotonic()
-        preparing = _prepare_workers(spark, old, new)
         split = spark.conf.get(SPLIT_CONF, None)
         spark.conf.set(SPLIT_CONF, str(SPLITS_PER_CORE * spark.sparkContext.defaultParallelism))
         try:
             counts = _run(spark, read_frames(spark, frames_path), old, new, work_dir)
         finally:
             spark.conf.unset(SPLIT_CONF) if split is None else spark.conf.set(SPLIT_CONF, split)
-            preparing.join()
         outcomes = dict.fromkeys(OUTCOMES, 0)
         for key, frames in counts.items():
             outcomes[key[-1]] += frames
@@ -666,27 +662,6 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
                         "master": summary.master}
         (work_dir / "summary.json").write_text(json.dumps(summary.meta, indent=2) + "\n")
     return summary
-
-
-def _prepare_workers(spark: SparkSession, old: SpecTexts, new: SpecTexts) -> threading.Thread:
-    """Start the Python workers and load both revisions in each, in a small job of its own that
-    runs while the driver reads FRAMES' schema and plans the replay: a cold start would otherwise
-    do the two one after the other (about 4 s of a 1M-frame replay on 2 cores)."""
-    slots = spark.sparkContext.defaultParallelism
-
-    def load(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        loaded(old), loaded(new)
-        for _ in batches:
-            pass
-        yield from ()
-
-    def job() -> None:
-        with contextlib.suppress(Exception):  # a problem shows again, and is reported, in the replay itself
-            spark.range(0, slots, 1, slots).mapInArrow(load, "ready INT").collect()
-
-    thread = threading.Thread(target=job, name="krpc-lint-prepare-workers", daemon=True)
-    thread.start()
-    return thread
 
 
 def _run(spark: SparkSession, frames: DataFrame, old: SpecTexts, new: SpecTexts, work_dir: Path) -> dict[CountKey, int]:
