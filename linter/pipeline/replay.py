@@ -100,13 +100,18 @@ class Api:
 
 class Revision:
     """A spec revision as the replay uses it: its codec and, per (direction, API key, version), an
-    ``Api`` or the reason there is none (cached: a corpus repeats the same few thousand)."""
+    ``Api`` or the reason there is none (cached: a corpus repeats the same few thousand).
 
-    def __init__(self, codec: Codec) -> None:
+    ``freeze``: the process is a replay worker of its own, so what compiles (kept until the process
+    ends) is moved out of the cyclic collector's reach with ``gc.freeze``; a library caller's
+    process is left as it is."""
+
+    def __init__(self, codec: Codec, *, freeze: bool = False) -> None:
         for header in HEADERS.values():
             if header not in codec.names:
                 raise ValueError(f"replay needs Kafka's {header} spec, and the specs have none")
         self.codec = codec
+        self.freeze = freeze
         self._apis: dict[tuple[str, int, int], Api | str] = {}
 
     def api(self, direction: str, api_key: int, api_version: int) -> Api | str:
@@ -116,7 +121,8 @@ class Revision:
         if found is None:
             with collector_paused():
                 found = self._apis[key] = self._build(direction, api_key, api_version)
-                gc.freeze()  # the plans live as long as the process: the collector need never scan them
+                if self.freeze:
+                    gc.freeze()
         return found
 
     def _build(self, direction: str, api_key: int, api_version: int) -> Api | str:
@@ -429,13 +435,14 @@ class SpecTexts:
 _LOADED: dict[str, Revision] = {}  # per Python worker: revisions by SpecTexts.digest
 
 
-def loaded(texts: SpecTexts) -> Revision:
-    """The revision of spec texts, built once per process."""
+def loaded(texts: SpecTexts, *, freeze: bool = False) -> Revision:
+    """The revision of spec texts, built once per process (``freeze``: see ``Revision``)."""
     found = _LOADED.get(texts.digest)
     if found is None:
         with collector_paused():
-            found = _LOADED[texts.digest] = Revision(texts.codec())
-            gc.freeze()  # as in Revision.api
+            found = _LOADED[texts.digest] = Revision(texts.codec(), freeze=freeze)
+            if freeze:
+                gc.freeze()
     return found
 
 
@@ -458,7 +465,7 @@ def replay_batches(old: SpecTexts, new: SpecTexts) -> Callable[[Iterator[pa.Reco
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from pyspark import TaskContext
 
-        old_side, new_side = loaded(old), loaded(new)
+        old_side, new_side = loaded(old, freeze=True), loaded(new, freeze=True)
         context = TaskContext.get()
         part = context.partitionId() if context is not None else 0
         counts: dict[CountKey, int] = {}
