@@ -27,8 +27,8 @@ from linter.codec.wire import INT8, INT16, INT32, need, read_uvarint, write_uvar
 from linter.model.defaults import parse_default
 from linter.model.registry import StructRegistry
 from linter.model.spec import FieldSpec, MessageSpec
+from linter.model.traits import field_at
 from linter.model.types import INTEGERS, FieldType
-from linter.model.versions import Versions
 
 UNKNOWN_TAGS = "_unknownTaggedFields"
 MAX_STRING_BYTES = 0x7FFF  # Kafka refuses longer strings in every version, compact ones included
@@ -870,24 +870,17 @@ class MessageCompiler:
         return definition.fields if definition is not None else ()
 
     def _field(self, spec: FieldSpec, version: int, flexible: bool) -> FieldPlan:
-        versions = spec.versions or Versions(0, -1)
-        tagged_versions = spec.tagged_versions or Versions(0, -1)
-        tagged = tagged_versions.contains(version)
-        present = versions.contains(version)
-        nullable = (spec.nullable_versions or Versions(0, -1)).contains(version)
-        override = spec.flexible_versions.value if spec.flexible_versions.given else None
-        compact = flexible if override is None else override.contains(version)
+        at = field_at(spec, version, flexible)
         field_type = spec.type
         nested = None
         if field_type.struct_name is not None:
             nested = self._struct(field_type.name, self._struct_fields(spec), version, flexible)
-        plan = FieldPlan(spec, json_key(spec.name), present, spec.tag if tagged else None, spec.ignorable,
-                         _default_factory(spec, nested))
+        plan = FieldPlan(spec, json_key(spec.name), at.present, at.tag, spec.ignorable, _default_factory(spec, nested))
         plan.is_default = self._default_test(spec)
-        plan.nested, plan.nullable, plan.compact = nested, nullable, compact
-        if present:
+        plan.nested, plan.nullable, plan.compact = nested, at.nullable, at.compact
+        if at.present:
             plan.encode, plan.decode, plan.to_json, plan.from_json = self._type_codec(
-                field_type, nested, compact, nullable, tagged)
+                field_type, nested, at.compact, at.nullable, at.tag is not None)
         else:
             plan.from_json = self._json_reader(spec)
         return plan

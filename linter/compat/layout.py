@@ -16,6 +16,7 @@ from typing import Any
 
 from linter.model.registry import StructRegistry
 from linter.model.spec import FieldSpec, MessageSpec
+from linter.model.traits import FieldAt, field_at
 from linter.model.versions import NONE, Versions
 
 MAX_DEPTH = 64  # nesting far beyond any real spec; a recursive struct is refused, not followed forever
@@ -127,31 +128,27 @@ class LayoutBuilder:
             if spec.type is None or not spec.name:
                 continue
             where = prefix + spec.name
-            if not (spec.versions or NONE).contains(version):
+            at = field_at(spec, version, flexible)
+            if not at.present:
                 absent.append((where, spec))
                 continue
-            is_tagged = spec.tag is not None and (spec.tagged_versions or NONE).contains(version)
-            nullable = (spec.nullable_versions or NONE).contains(version)
-            if spec.type.is_struct and not nullable and not is_tagged and not flexible:
+            if spec.type.is_struct and not at.nullable and at.tag is None and not flexible:
                 inlined.append((where, spec))
                 self._collect(self._members(spec), version, where + ".", out, depth + 1)  # inline: no bytes of its own
                 continue
-            slot = self._slot(spec, where, version, nullable, spec.tag if is_tagged else None, depth)
+            slot = self._slot(spec, where, version, at, depth)
             if slot.tag is not None:
                 tagged[slot.tag] = slot
             else:
                 regular.append(slot)
 
-    def _slot(self, spec: FieldSpec, where: str, version: int, nullable: bool, tag: int | None, depth: int) -> Slot:
-        field_type = spec.type
-        compact = self.flexible(version)
+    def _slot(self, spec: FieldSpec, where: str, version: int, at: FieldAt, depth: int) -> Slot:
+        field_type, compact, nullable = spec.type, at.compact, at.nullable
         element: Any = None
         if field_type.struct_name is not None:
             element = self._struct(field_type.name, self._members(spec), version, depth + 1)
             inner = ("struct", element.signature)
         else:
-            if field_type.name in ("string", "bytes", "records") and spec.flexible_versions.given:
-                compact = (spec.flexible_versions.value or NONE).contains(version)
             element = _leaf_wire(field_type.name, compact)
             inner = (element,)
         if field_type.is_array:
@@ -160,7 +157,7 @@ class LayoutBuilder:
             wire = "struct?" if nullable else "struct"
         else:
             wire, element = element, None
-        return Slot(spec.name, where, spec, wire, nullable, element, tag, (wire, *inner))
+        return Slot(spec.name, where, spec, wire, nullable, element, at.tag, (wire, *inner))
 
     def _members(self, spec: FieldSpec) -> tuple[FieldSpec, ...]:
         if spec.fields:

@@ -1,0 +1,51 @@
+"""One answer to "field F at version V": whether it travels, tagged or not, nullable, compact.
+
+The compat layout (``linter.compat.layout``) and the codec compiler (``linter.codec.compiler``)
+both ask this; keeping the answer in one place keeps their bytes and their verdicts in step
+(they once differed on field-level ``flexibleVersions``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from linter.model.spec import FieldSpec
+from linter.model.types import FieldType
+
+# Types whose length prefix a field-level flexibleVersions may switch (Kafka allows the override
+# on string and bytes fields only; records travel as bytes).
+_OVERRIDABLE = ("string", "bytes", "records")
+
+
+@dataclass(frozen=True, slots=True)
+class FieldAt:
+    """A field at one version of its message."""
+
+    present: bool
+    tag: int | None  # the tag when the field is a tagged field at this version
+    nullable: bool
+    compact: bool  # compact (unsigned varint) lengths for strings, bytes, records and arrays
+
+
+def field_at(spec: FieldSpec, version: int, flexible: bool) -> FieldAt:
+    """The field at ``version`` of a message that is ``flexible`` at that version.
+
+    A field-level ``flexibleVersions`` decides the length encoding of a string, bytes or records
+    field (Kafka's header ``ClientId`` stays classic in flexible header versions); everything
+    else follows the message.
+    """
+    versions, tagged, nullable = spec.versions, spec.tagged_versions, spec.nullable_versions
+    compact = flexible
+    if spec.flexible_versions.given and _overridable(spec.type):
+        override = spec.flexible_versions.value
+        compact = override is not None and override.contains(version)
+    return FieldAt(
+        present=versions is not None and versions.contains(version),
+        tag=spec.tag if spec.tag is not None and tagged is not None and tagged.contains(version) else None,
+        nullable=nullable is not None and nullable.contains(version),
+        compact=compact,
+    )
+
+
+def _overridable(field_type: FieldType | None) -> bool:
+    return field_type is not None and not field_type.is_array and field_type.name in _OVERRIDABLE
