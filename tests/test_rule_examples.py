@@ -47,7 +47,7 @@ def compat_sides(example: Example) -> tuple[dict[str, str | bytes], dict[str, st
 
 
 def _own_findings(rule: Rule, example: Example):
-    config = Config(profile="strict", select=(rule.id,))
+    config = Config(profile="strict", select=(rule.id,), kafka_version=rule.kafka_since)
     if rule.scope == "compat":
         old, new = compat_sides(example)
         report = compare_texts(old, new, config)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from linter.engine.rules import Rule
 
 from linter.engine.levels import FORMATS, PROFILES, SEVERITIES  # noqa: E402 - costs no imports
+from linter.model.targets import TARGETS  # noqa: E402 - the model types only
 
 DEBUG_ENV = "KRPC_LINT_DEBUG"
 
@@ -97,6 +98,12 @@ config_option = click.option(
          "working directory up).")
 
 
+kafka_version_option = click.option(
+    "--kafka-version", type=click.Choice(list(TARGETS)), default=None, metavar="VERSION",
+    help="Apply exactly the generator rules of this Kafka release (2.8, 3.0 ... 3.9, 4.0 ... 4.3, trunk); "
+         "default: the config's, else any: what some supported release accepts.")
+
+
 def _load_config(config_file: str | None) -> Config:
     from linter.engine.config import load_config
 
@@ -112,6 +119,7 @@ def _load_config(config_file: str | None) -> Config:
               help="Output format.")
 @click.option("--profile", type=click.Choice(PROFILES), default=None,
               help="Rule profile (default: the config's, else recommended).")
+@kafka_version_option
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
               help="Lowest severity that makes the exit code 1 (default: the config's, else error).")
 @click.option("--select", multiple=True, metavar="RULE",
@@ -130,7 +138,7 @@ def _load_config(config_file: str | None) -> Config:
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None, envvar="KRPC_LINT_CACHE_DIR",
               help="Where findings are cached (default: ~/.cache/krpc-lint).")
 @click.pass_context
-def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: str | None,
+def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: str | None, kafka_version: str | None,
                  fail_on: str | None, select: tuple[str, ...], ignore: tuple[str, ...],
                  config_file: str | None, baseline: str | None, write_baseline: str | None,
                  output: str | None, color: bool | None, no_cache: bool, cache_dir: str | None) -> None:
@@ -141,6 +149,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
     config = _load_config(config_file)
     config = config.with_overrides(
         profile=profile,
+        kafka_version=kafka_version,
         fail_on=fail_on,
         select=(*config.select, *select) if select else None,
         ignore=(*config.ignore, *ignore) if ignore else None,

@@ -18,6 +18,7 @@ from linter.codec.compiler import UNKNOWN_TAGS, MessageCompiler, StructPlan
 from linter.codec.errors import DecodeError, EncodeError, SpecError
 from linter.codec.wire import INT16, INT32, need
 from linter.model.spec import MessageSpec
+from linter.model.traits import header_version
 
 _speedups = None
 if not os.environ.get("KRPC_LINT_PURE_PYTHON"):
@@ -44,10 +45,6 @@ def collector_paused() -> Iterator[None]:
         yield
     finally:
         gc.enable()
-
-# Header versions are derived from the API version, with two historical exceptions.
-API_VERSIONS_KEY = 18  # ApiVersionsResponse always uses response header v0 (KIP-511)
-CONTROLLED_SHUTDOWN_KEY = 7  # ControlledShutdownRequest v0 uses request header v0
 
 
 class Codec:
@@ -285,26 +282,24 @@ class Codec:
     # --- headers and frames -------------------------------------------------------------------
 
     def request_header_version(self, api_key: int, api_version: int) -> int:
-        """The request header version: 2 in the API's flexible versions, else 1 (KIP-482).
+        """The request header version: the API's ``headerVersions`` entry (KIP-1313), else 2 in its
+        flexible versions and 1 in the others (KIP-482).
 
         >>> codec = Codec.load("fixtures/valid")
         >>> codec.request_header_version(1000, 1), codec.request_header_version(1000, 2)
         (1, 2)
         """
-        if api_key == CONTROLLED_SHUTDOWN_KEY and api_version == 0:
-            return 0
-        return 2 if self.request_for(api_key).flexible.contains(api_version) else 1
+        return header_version(self.request_for(api_key), api_version)
 
     def response_header_version(self, api_key: int, api_version: int) -> int:
-        """The response header version: 1 in the API's flexible versions, else 0 (ApiVersions: always 0).
+        """The response header version: the API's ``headerVersions`` entry (KIP-1313), else 1 in its
+        flexible versions and 0 in the others (ApiVersions: always 0, KIP-511).
 
         >>> codec = Codec.load("fixtures/valid")
         >>> codec.response_header_version(1000, 1), codec.response_header_version(1000, 2)
         (0, 1)
         """
-        if api_key == API_VERSIONS_KEY:
-            return 0
-        return 1 if self.response_for(api_key).flexible.contains(api_version) else 0
+        return header_version(self.response_for(api_key), api_version)
 
     def encode_request(self, api_version: int, header: dict[str, Any], body: dict[str, Any],
                        name: str | None = None) -> bytes:

@@ -43,8 +43,8 @@ def _code_stamp() -> str:
     return "\n".join(parts)
 
 
-def fingerprint(ruleset: RuleSet) -> str:
-    digest = hashlib.sha256(f"{CACHE_VERSION}\n{_code_stamp()}".encode())
+def fingerprint(ruleset: RuleSet, target: str = "") -> str:
+    digest = hashlib.sha256(f"{CACHE_VERSION}\n{target}\n{_code_stamp()}".encode())
     for rule in ruleset.rules:
         described = [rule.id, rule.name, ruleset.severity_of(rule), rule.category, rule.hint, rule.check]
         digest.update(json.dumps(described, sort_keys=True).encode())
@@ -67,8 +67,8 @@ def _row(finding: Finding) -> list:
 class ResultCache:
     """Findings by file (path + content digest) and by directory (digests of all its files)."""
 
-    def __init__(self, directory: Path, ruleset: RuleSet) -> None:
-        self.file = directory / f"results-{fingerprint(ruleset)[:32]}.json"
+    def __init__(self, directory: Path, ruleset: RuleSet, target: str = "") -> None:
+        self.file = directory / f"results-{fingerprint(ruleset, target)[:32]}.json"
         self.files: dict[str, list] = {}
         self.dirs: dict[str, list] = {}
         self.dirty = False

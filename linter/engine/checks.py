@@ -186,7 +186,9 @@ def struct_versions_overlap(ctx: FileContext, options: dict[str, Any]) -> Iterat
     if message is None or registry is None or message.versions is None:
         return
     if message.versions.empty:
-        yield Hit(("validVersions",), f'validVersions "{message.valid_versions.text}" contains no version')
+        if not ctx.target.removed_apis:  # since Kafka 4.0 an empty message is a removed API
+            yield Hit(("validVersions",), f'validVersions "{message.valid_versions.text}" contains no version '
+                      f"(Kafka {ctx.target.name} has no removed APIs; 4.0 and later accept it)")
         return
     yield from _overlap(message.fields, message.versions, registry)
     for common in message.common_structs:
@@ -775,12 +777,14 @@ def _by_api_key(directory: DirectoryContext, kind: str) -> dict[int, list[tuple[
 
 @check("unique-api-key", scope="directory")
 def unique_api_key(directory: DirectoryContext, options: dict[str, Any]) -> Iterator[Hit]:
-    """One request, one response and one metadata record per apiKey in a directory."""
-    for kind in ("request", "response", "metadata"):
+    """One request, one response, one metadata record and one coordinator key and value per apiKey in a
+    directory; a removed API (validVersions none) keeps its apiKey reserved."""
+    for kind in ("request", "response", "metadata", "coordinator-key", "coordinator-value"):
         for key, owners in _by_api_key(directory, kind).items():
-            first = owners[0][1].name
+            first = owners[0][1]
+            owner = f"removed {kind} {first.name} (validVersions none)" if first.removed else f"{kind} {first.name}"
             for ctx, message in owners[1:]:
-                yield Hit(("apiKey",), f"{kind} {message.name} has apiKey {key}, already used by {kind} {first}",
+                yield Hit(("apiKey",), f"{kind} {message.name} has apiKey {key}, already used by {owner}",
                           file=ctx.path)
 
 
@@ -848,3 +852,7 @@ def suppression_reason(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hi
     for item in getattr(ctx, "suppressions", ()):
         if not item.reason:
             yield Hit((), f"suppression of {', '.join(item.rules)} gives no reason", position=(item.line, item.col))
+
+
+# The check families that live in their own modules register themselves on import.
+from linter.engine import header_checks, record_checks  # noqa: E402,F401

@@ -7,6 +7,7 @@ Keys (yamllint/ruff/buf users will recognise them)::
     ignore = ["missing-about"]       # remove rules (same selectors)
     severity = { KL651 = "error" }   # per-rule severity override (id or name)
     fail-on = "error"                # error | warning | info
+    kafka-version = "4.3"            # the generator whose rules apply (default: any supported release)
     exclude = ["**/test/**"]         # paths never linted
     rule-packs = ["my-rules/"]       # extra YAML rule packs, relative to the config file
     baseline = "krpc-lint-baseline.json"
@@ -25,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from linter.engine.levels import PROFILES, SEVERITIES
+from linter.model.targets import TARGETS
 
 CONFIG_FILES = (".krpc-lint.yaml", ".krpc-lint.yml", "pyproject.toml")
-_KEYS = {"profile", "select", "ignore", "severity", "fail-on", "exclude", "rule-packs", "baseline", "per-path"}
+_KEYS = {"profile", "kafka-version", "select", "ignore", "severity", "fail-on", "exclude", "rule-packs", "baseline", "per-path"}
 
 
 class ConfigError(ValueError):
@@ -73,6 +75,7 @@ class Config:
     """
 
     profile: str = "recommended"
+    kafka_version: str | None = None  # a key of ``linter.model.targets.TARGETS``; None: any release
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     severity: dict[str, str] = field(default_factory=dict)
@@ -191,6 +194,11 @@ def _from_mapping(data: dict[str, Any], file: Path) -> Config:
     fail_on = data.get("fail-on", "error")
     if fail_on not in SEVERITIES:
         raise ConfigError(f"{file}: fail-on must be one of {', '.join(SEVERITIES)}")
+    kafka_version = data.get("kafka-version")
+    if kafka_version is not None:
+        kafka_version = str(kafka_version)
+        if kafka_version not in TARGETS:
+            raise ConfigError(f"{file}: kafka-version must be one of {', '.join(TARGETS)}")
     base = file.parent
     overrides = []
     for index, item in enumerate(data.get("per-path") or ()):
@@ -202,6 +210,7 @@ def _from_mapping(data: dict[str, Any], file: Path) -> Config:
     baseline = data.get("baseline")
     return Config(
         profile=profile,
+        kafka_version=kafka_version,
         select=_strings(data.get("select", []), "select", file),
         ignore=_strings(data.get("ignore", []), "ignore", file),
         severity=_severities(data.get("severity", {}), "severity", file),

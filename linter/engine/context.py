@@ -9,6 +9,7 @@ from pathlib import Path as FsPath
 
 from linter.model.registry import StructRegistry
 from linter.model.schema import structure_issues
+from linter.model.targets import DEFAULT_TARGET, TARGETS, KafkaTarget
 from linter.model.spec import FieldSpec, Issue, MessageSpec, StructSpec, build_message
 from linter.parse.document import SpecDocument
 from linter.parse.jsonc import Path
@@ -29,8 +30,9 @@ class Hit:
 class FileContext:
     """A spec file with its model, built lazily so checks pay only for what they use."""
 
-    def __init__(self, document: SpecDocument) -> None:
+    def __init__(self, document: SpecDocument, target: KafkaTarget = TARGETS[DEFAULT_TARGET]) -> None:
         self.document = document
+        self.target = target  # the Kafka release whose generator the checks stand for
 
     @property
     def path(self) -> str:
@@ -39,7 +41,7 @@ class FileContext:
     @cached_property
     def structure(self) -> list[Issue]:
         value = self.document.value
-        return [] if value is None else structure_issues(value)
+        return [] if value is None else structure_issues(value) + self.target.structure_issues(value)
 
     @cached_property
     def message(self) -> MessageSpec | None:

@@ -51,6 +51,7 @@ class Rule:
     examples: tuple[Example, ...] = ()
     kafka_messages: tuple[str, ...] = ()
     source: str = ""
+    kafka_since: str | None = None  # the first release whose generator enforces it; examples are linted so
 
     @property
     def scope(self) -> str:
@@ -173,7 +174,19 @@ def _rule_from(data: Any, source: str, validated: bool = False) -> Rule:
         examples=tuple(_examples(examples, source)),
         kafka_messages=tuple((data.get("kafka") or {}).get("messages") or ()),
         source=source,
+        kafka_since=_kafka_since(data.get("kafka"), source),
     )
+
+
+def _kafka_since(kafka: Any, source: str) -> str | None:
+    since = (kafka or {}).get("since") if isinstance(kafka, dict) else None
+    if since is None:
+        return None
+    from linter.model.targets import TARGETS
+
+    if str(since) not in TARGETS:
+        raise RuleError(f"{source}: kafka.since must be one of {', '.join(TARGETS)}")
+    return str(since)
 
 
 def _examples(examples: dict[str, Any], source: str):

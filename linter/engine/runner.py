@@ -17,6 +17,7 @@ from linter.engine.declarative import run_declarative
 from linter.engine.findings import Finding, Report
 from linter.engine.rules import Rule, RuleSet, builtin_pack_dir, load_pack
 from linter.engine.suppress import apply_baseline, parse_suppressions, read_baseline
+from linter.model.targets import TARGETS, KafkaTarget, target
 from linter.parse.document import load_document, read_document
 
 _SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", "build", ".tox"}
@@ -80,6 +81,14 @@ def select_rules(config: Config) -> RuleSet:
             if rule.matches(key):
                 severity[rule.id] = level
     return RuleSet(chosen, severity)
+
+
+def kafka_target(config: Config) -> KafkaTarget:
+    """The release whose generator the checks stand for; an unknown ``kafka_version`` is a ``UsageError``."""
+    try:
+        return target(config.kafka_version)
+    except KeyError:
+        raise UsageError(f"unknown kafka version {config.kafka_version!r} (known: {', '.join(TARGETS)})") from None
 
 
 def collect_files(paths: Sequence[str | os.PathLike], config: Config) -> tuple[list[Path], set[Path]]:
@@ -154,7 +163,9 @@ def lint_with_contexts(paths: Sequence[str | os.PathLike] | str,
     ruleset = select_rules(config)
     files, complete = collect_files(paths, config)
     with _gc_paused():
-        contexts = [FileContext(load_document(f, name)) for f, name in zip(files, display_paths(files), strict=True)]
+        target = kafka_target(config)
+        contexts = [FileContext(load_document(f, name), target)
+                    for f, name in zip(files, display_paths(files), strict=True)]
         return lint_contexts(contexts, ruleset, config, complete={str(d) for d in complete}), contexts
 
 
@@ -183,7 +194,8 @@ def lint_texts(texts: dict[str, str | bytes], config: Config | None = None, *, c
     [('KL801', 'missing-about', 2, 'field SegmentCount has no "about" documentation')]
     """
     config = config or Config()
-    contexts = [FileContext(read_document(name, text if isinstance(text, bytes) else text.encode("utf-8")))
+    target = kafka_target(config)
+    contexts = [FileContext(read_document(name, text if isinstance(text, bytes) else text.encode("utf-8")), target)
                 for name, text in texts.items()]
     whole = {str(Path(".").resolve())} if complete else set()
     return lint_contexts(contexts, select_rules(config), config, complete=whole)
@@ -191,7 +203,7 @@ def lint_texts(texts: dict[str, str | bytes], config: Config | None = None, *, c
 
 def lint_contexts(contexts: list[FileContext], ruleset: RuleSet, config: Config, complete: set[str]) -> Report:
     by_file: dict[str, list[Finding]] = defaultdict(list)
-    cache = ResultCache(Path(config.cache_dir), ruleset) if config.cache_dir else None
+    cache = ResultCache(Path(config.cache_dir), ruleset, config.kafka_version or "") if config.cache_dir else None
     for ctx in contexts:
         by_file[ctx.path].extend(_file_findings(ctx, ruleset, cache))
     for directory in _directories(contexts, complete):

@@ -9,19 +9,22 @@ binds what it can.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterator
 
 from linter.model.jackson import BindError, as_bool, as_enum, as_int, as_list, as_string
 from linter.model.types import FieldType, TypeSyntaxError
-from linter.model.versions import NONE, Versions, VersionsError
+from linter.model.versions import NONE, Versions, VersionsError, java_trim, parse_short
 from linter.parse.jsonc import Path
 
 _parse_versions = lru_cache(maxsize=4096)(Versions.parse)  # specs repeat "0+" thousands of times
 _parse_type = lru_cache(maxsize=4096)(FieldType.parse)
 
-MESSAGE_TYPES = ("request", "response", "header", "data", "metadata")
+MESSAGE_TYPES = ("request", "response", "header", "data", "metadata", "coordinator-key", "coordinator-value")
+RPC_TYPES = ("request", "response")
+COORDINATOR_TYPES = ("coordinator-key", "coordinator-value")
 ENTITY_TYPES = ("unknown", "transactionalId", "producerId", "groupId", "topicName", "brokerId")
 LISTENERS = ("zkBroker", "broker", "controller")
 
@@ -46,6 +49,28 @@ class VersionsProp:
     @property
     def given(self) -> bool:
         return self.text is not None and self.text.strip() != ""
+
+
+@dataclass(frozen=True, slots=True)
+class HeaderRange:
+    """One entry of ``headerVersions``: API versions (``None`` when unparseable) -> header version."""
+
+    key: str
+    versions: Versions | None
+    header: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class HeaderVersions:
+    """The ``headerVersions`` map (KIP-1313) in file order; ``lookup`` is the header of a version."""
+
+    ranges: tuple[HeaderRange, ...]
+
+    def lookup(self, version: int) -> int | None:
+        for entry in self.ranges:
+            if entry.versions is not None and entry.versions.contains(version):
+                return entry.header
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +131,12 @@ class MessageSpec:
     latest_version_unstable: bool
     raw: dict[str, Any]
     issues: tuple[Issue, ...] = field(default=())
+    header_versions: HeaderVersions | None = None  # None when absent (or not a JSON object)
+
+    @property
+    def removed(self) -> bool:
+        """A removed API or record (``"validVersions": "none"``): no versions, its apiKey kept reserved."""
+        return self.valid_versions.value is not None and self.valid_versions.value.empty
 
     @property
     def fields(self) -> tuple[FieldSpec, ...]:
@@ -271,8 +302,41 @@ class _Builder:
             listeners=listeners,
             latest_version_unstable=self.bound(as_bool, raw, "latestVersionUnstable"),
             raw=raw,
+            header_versions=self.header_versions(raw.get("headerVersions")),
             issues=tuple(self.issues),
         )
+
+    def header_versions(self, raw: Any) -> HeaderVersions | None:
+        """Bind ``headerVersions``; a key or value that does not parse is ``None`` in its entry and an issue."""
+        if not isinstance(raw, dict):
+            return None
+        ranges = []
+        for key, value in raw.items():
+            path = ("headerVersions", key)
+            try:
+                versions = _parse_versions(key, None)
+                if versions is None or versions.empty:
+                    raise VersionsError("it contains no version")
+            except VersionsError as exc:
+                self.issue("header-versions-syntax", path, f'headerVersions range "{key}" is invalid: {exc}', at_key=True)
+                versions = None
+            ranges.append(HeaderRange(key, versions, self.header_number(value, path)))
+        return HeaderVersions(tuple(ranges))
+
+    def header_number(self, value: Any, path: Path) -> int | None:
+        text = value if isinstance(value, str) else None
+        if isinstance(value, int) and not isinstance(value, bool):
+            text = str(value)
+        try:
+            if text is None:
+                raise VersionsError("it is not a number")
+            header = parse_short(java_trim(text))
+            if header < 0:
+                raise VersionsError("it is negative")
+            return header
+        except VersionsError as exc:
+            self.issue("header-versions-syntax", path, f"header version {json.dumps(value)} is invalid: {exc}")
+            return None
 
 
 def build_message(raw: dict[str, Any], file: str) -> MessageSpec:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from linter.model.spec import FieldSpec
+from linter.model.spec import FieldSpec, MessageSpec
 from linter.model.types import FieldType
 
 # Types whose length prefix a field-level flexibleVersions may switch (Kafka allows the override
@@ -49,3 +49,32 @@ def field_at(spec: FieldSpec, version: int, flexible: bool) -> FieldAt:
 
 def _overridable(field_type: FieldType | None) -> bool:
     return field_type is not None and not field_type.is_array and field_type.name in _OVERRIDABLE
+
+
+# --- header versions ---------------------------------------------------------------------------
+
+API_VERSIONS_KEY = 18  # ApiVersionsResponse always uses response header v0 (KIP-511)
+CONTROLLED_SHUTDOWN_KEY = 7  # ControlledShutdownRequest v0 used request header v0
+
+
+def implied_header_version(message: MessageSpec, version: int) -> int | None:
+    """The header version Kafka derives from ``flexibleVersions`` (KIP-482) where no ``headerVersions``
+    says otherwise: requests 2 when flexible else 1, responses 1 when flexible else 0; ``None`` for
+    messages that are no request or response."""
+    flexible = message.flexible.contains(version)
+    if message.type == "request":
+        if message.api_key == CONTROLLED_SHUTDOWN_KEY and version == 0:
+            return 0
+        return 2 if flexible else 1
+    if message.type == "response":
+        if message.api_key == API_VERSIONS_KEY:
+            return 0
+        return 1 if flexible else 0
+    return None
+
+
+def header_version(message: MessageSpec, version: int) -> int | None:
+    """The header version a request or response uses at ``version``: its ``headerVersions`` entry
+    (KIP-1313) when it has one, else the version implied by ``flexibleVersions``."""
+    mapped = message.header_versions.lookup(version) if message.header_versions is not None else None
+    return mapped if mapped is not None else implied_header_version(message, version)

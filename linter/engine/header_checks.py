@@ -1,0 +1,180 @@
+"""Checks of ``headerVersions`` (KIP-1313): the map from API versions to header versions.
+
+Kafka's generator (trunk, September 2026; ``MessageSpec.java`` and ``HeaderVersions.java``,
+sources in docs/kafka-versions.md) accepts the map only on requests and responses with valid
+versions, requires it to cover every version from 0 in contiguous ranges ending open-ended, and
+requires a flexible version to use a flexible header. A release without KIP-1313 rejects the
+key itself (KL101 through ``KafkaTarget``), so these checks stay quiet then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from linter.engine.checks import _versioned, check
+from linter.engine.context import FileContext, Hit
+from linter.model.spec import RPC_TYPES, HeaderRange, MessageSpec
+from linter.model.traits import API_VERSIONS_KEY, implied_header_version
+from linter.model.versions import SHORT_MAX
+
+HIGHEST_HEADER = {"request": 2, "response": 1}  # HIGHEST_REQUEST_HEADER / HIGHEST_RESPONSE_HEADER
+FIRST_FLEXIBLE_HEADER = {"request": 2, "response": 1}
+_KEY = ("headerVersions",)
+
+
+def _known(ctx: FileContext) -> bool:
+    """This target's generator knows headerVersions (else KL101 reports the key)."""
+    return ctx.target.header_versions != "unknown"
+
+
+def _rpc_map(ctx: FileContext) -> MessageSpec | None:
+    """The message, when it is a request or response with valid versions and a headerVersions map."""
+    message = _versioned(ctx) if _known(ctx) else None
+    if message is None or message.header_versions is None or message.type not in RPC_TYPES:
+        return None
+    return message
+
+
+def _parsed(message: MessageSpec) -> list[HeaderRange] | None:
+    """The ranges sorted by their first version, or ``None`` when any key or value does not parse."""
+    ranges = message.header_versions.ranges
+    if not ranges or any(r.versions is None or r.header is None for r in ranges):
+        return None
+    return sorted(ranges, key=lambda r: r.versions.lowest)
+
+
+def _at(entry: HeaderRange) -> tuple:
+    return (*_KEY, entry.key)
+
+
+@check("header-versions-rpc-only")
+def header_versions_rpc_only(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
+    """headerVersions says which header frames a request or response; other messages have no header."""
+    message = _versioned(ctx) if _known(ctx) else None
+    if message is not None and "headerVersions" in message.raw and message.type not in RPC_TYPES:
+        yield Hit(_KEY, f"headerVersions is only valid on requests and responses, not on a {message.type}", at_key=True)
+
+
+@check("header-versions-syntax")
+def header_versions_syntax(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
+    """Each key a non-empty version range, each value a header version (0 to 32767); the map not empty."""
+    message = _rpc_map(ctx)
+    if message is None:
+        return
+    if not message.header_versions.ranges:
+        yield Hit(_KEY, f"{message.name} specifies an empty headerVersions map")
+    for issue in ctx.model_issues("header-versions-syntax"):
+        yield Hit(issue.path, issue.message, issue.at_key)
+
+
+@check("header-versions-contiguous")
+def header_versions_contiguous(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
+    """The ranges start at 0, follow each other without gap or overlap, and only the last is open-ended."""
+    message = _rpc_map(ctx)
+    ranges = _parsed(message) if message is not None else None
+    if not ranges:
+        return
+    first = ranges[0]
+    if first.versions.lowest != 0:
+        yield Hit(_at(first), f"headerVersions start at version {first.versions.lowest}; the first range must start "
+                  "at 0 so that the map covers every version the schema describes, removed ones too", at_key=True)
+    for previous, entry in zip(ranges, ranges[1:]):
+        if previous.versions.open_ended:
+            yield Hit(_at(previous), f"the open-ended headerVersions range {previous.versions} is followed by "
+                      f"{entry.versions}; only the last range may be open-ended", at_key=True)
+        elif entry.versions.lowest != previous.versions.highest + 1:
+            yield Hit(_at(entry), f"non-contiguous headerVersions: the range after {previous.versions} must start at "
+                      f"version {previous.versions.highest + 1}, not {entry.versions.lowest}", at_key=True)
+    last = ranges[-1]
+    if not last.versions.open_ended:
+        yield Hit(_at(last), f"the last headerVersions range {last.versions} is not open-ended; end it with a plus "
+                  "sign", at_key=True)
+
+
+@check("header-versions-within-valid")
+def header_versions_within_valid(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
+    """No range starts above the highest valid version (a version the message does not have)."""
+    message = _rpc_map(ctx)
+    for entry in _parsed(message) or () if message is not None else ():
+        if entry.versions.lowest > message.versions.highest:
+            yield Hit(_at(entry), f"headerVersions range {entry.versions} starts above the highest valid version "
+                      f"{message.versions.highest}", at_key=True)
+
+
+@check("header-version-exists")
+def header_version_exists(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
+    """A header version Kafka has: request headers 0-2, response headers 0-1."""
+    message = _rpc_map(ctx)
+    for entry in _parsed(message) or () if message is not None else ():
+        highest = HIGHEST_HEADER[message.type]
+        if entry.header > highest:
+            yield Hit(_at(entry), f"versions {entry.versions} map to {message.type} header version {entry.header}, "
+                      f"which does not exist; the highest {message.type} header version is {highest}")
+
+
+@check("api-versions-response-header-zero")
+def api_versions_response_header_zero(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
+    """ApiVersionsResponse uses response header v0 at every version, so older clients can parse it (KIP-511)."""
+    message = _rpc_map(ctx)
+    if message is None or message.type != "response" or message.api_key != API_VERSIONS_KEY:
+        return
+    for entry in _parsed(message) or ():
+        if entry.header != 0:
+            yield Hit(_at(entry), f"versions {entry.versions} map to response header version {entry.header}, but "
+                      "ApiVersionsResponse must use a v0 response header at every version (KIP-511)")
+
+
+@check("header-versions-flexible")
+def header_versions_flexible(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
+    """A flexible version uses a flexible header: request header 2 or higher, response header 1 or higher."""
+    message = _rpc_map(ctx)
+    if message is None or (message.type == "response" and message.api_key == API_VERSIONS_KEY):
+        return
+    least = FIRST_FLEXIBLE_HEADER[message.type]
+    for entry in _parsed(message) or ():
+        flexible = [v for v in entry.versions.intersect(message.versions) if message.flexible.contains(v)]
+        if flexible and entry.header < least:
+            yield Hit(_at(entry), f"version {flexible[0]} is flexible but maps to {message.type} header version "
+                      f"{entry.header}; a flexible {message.type} must use header version {least} or higher")
+
+
+@check("header-versions-required")
+def header_versions_required(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
+    """Kafka trunk (KAFKA-20923) requires headerVersions on every request and response with valid versions."""
+    message = _versioned(ctx)
+    if message is None or ctx.target.header_versions != "required" or message.type not in RPC_TYPES:
+        return
+    if "headerVersions" not in message.raw:
+        yield Hit((), f"{message.type} {message.name} has no headerVersions; Kafka {ctx.target.name} requires it "
+                  f'(what flexibleVersions implies: "headerVersions": {implied_map(message)})')
+
+
+@check("header-versions-match-flexible")
+def header_versions_match_flexible(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
+    """A version that is not flexible keeps the header flexibleVersions implies (request 1, response 0)."""
+    message = _rpc_map(ctx)
+    for entry in _parsed(message) or () if message is not None else ():
+        for version in entry.versions.intersect(message.versions):
+            implied = implied_header_version(message, version)
+            if not message.flexible.contains(version) and entry.header != implied:
+                yield Hit(_at(entry), f"version {version} is not flexible but maps to {message.type} header version "
+                          f"{entry.header}; flexibleVersions implies {implied}, which every peer that predates "
+                          "headerVersions uses")
+                break
+
+
+def implied_map(message: MessageSpec) -> str:
+    """The headerVersions map (as JSON text) that reproduces what flexibleVersions implies, from version 0."""
+    entries: list[list] = []  # [first version, header]
+    top = message.versions.highest if message.versions is not None else 0
+    for version in range(0, top + 1):
+        header = implied_header_version(message, version)
+        if not entries or entries[-1][1] != header:
+            entries.append([version, header])
+    parts = []
+    for index, (first, header) in enumerate(entries):
+        last = entries[index + 1][0] - 1 if index + 1 < len(entries) else SHORT_MAX
+        key = f"{first}+" if last == SHORT_MAX else (str(first) if first == last else f"{first}-{last}")
+        parts.append(f'"{key}": "{header}"')
+    return "{" + ", ".join(parts) + "}"

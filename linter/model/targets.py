@@ -1,0 +1,83 @@
+"""Kafka releases as lint targets: which spec format each release's generator accepts.
+
+The JSON Schema (``spec.schema.json``) accepts the union of every supported release's format,
+which is the default target ``any``. A named target (``--kafka-version 3.9``) adds, as
+structural issues of the rules the generator's error belongs to, what that release's generator
+rejects (an unknown key, an unknown enum value), and switches the version-dependent checks
+(``headerVersions`` required on trunk, ``"validVersions": "none"`` an error before 4.0).
+Sources for every row: ``docs/kafka-versions.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from linter.model.spec import Issue
+
+_ALL_TYPES = ("request", "response", "header", "data", "metadata", "coordinator-key", "coordinator-value")
+_CLASSIC_TYPES = _ALL_TYPES[:5]
+_ALL_LISTENERS = ("zkBroker", "broker", "controller")
+_KRAFT_LISTENERS = ("broker", "controller")
+
+
+@dataclass(frozen=True, slots=True)
+class KafkaTarget:
+    """What one release's generator accepts.
+
+    ``header_versions``: ``"unknown"`` (the key is rejected), ``"optional"`` or ``"required"``
+    (on every request and response with valid versions).
+    """
+
+    name: str
+    message_types: tuple[str, ...]
+    listeners: tuple[str, ...]
+    header_versions: str
+    removed_apis: bool  # "validVersions": "none" makes an empty message that keeps its apiKey reserved
+
+    def structure_issues(self, document: Any) -> list[Issue]:
+        """What this release rejects that the union schema accepts, as the schema would word it."""
+        if not isinstance(document, dict):
+            return []
+        issues = []
+        if self.header_versions == "unknown" and "headerVersions" in document:
+            issues.append(Issue("unknown-key", ("headerVersions",),
+                                f'unknown key "headerVersions" (Kafka {self.name} has no headerVersions; '
+                                "it came with KIP-1313)", at_key=True))
+        kind = document.get("type")
+        if isinstance(kind, str) and kind in _ALL_TYPES and kind not in self.message_types:
+            issues.append(Issue("enum-value", ("type",), f'type "{kind}" is not one of: '
+                                f'{", ".join(self.message_types)} (Kafka {self.name})'))
+        listeners = document.get("listeners")
+        items = listeners if isinstance(listeners, list) else [listeners]
+        for index, item in enumerate(items):
+            if isinstance(item, str) and item in _ALL_LISTENERS and item not in self.listeners:
+                path = ("listeners", index) if isinstance(listeners, list) else ("listeners",)
+                issues.append(Issue("enum-value", path, f'listeners "{item}" is not one of: '
+                                    f'{", ".join(self.listeners)} (Kafka {self.name} has no ZooKeeper mode)'))
+        return issues
+
+
+def _release(name: str, *, types: tuple[str, ...] = _ALL_TYPES, listeners: tuple[str, ...] = _KRAFT_LISTENERS,
+             header_versions: str = "unknown", removed_apis: bool = True) -> KafkaTarget:
+    return KafkaTarget(name, types, listeners, header_versions, removed_apis)
+
+
+_CLASSIC = {"types": _CLASSIC_TYPES, "listeners": _ALL_LISTENERS, "removed_apis": False}
+
+TARGETS: dict[str, KafkaTarget] = {
+    "any": _release("any", listeners=_ALL_LISTENERS, header_versions="optional"),
+    **{name: _release(name, **_CLASSIC) for name in
+       ("2.8", "3.0", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "3.7", "3.8", "3.9")},
+    "4.0": _release("4.0", types=_CLASSIC_TYPES),
+    "4.1": _release("4.1"),
+    "4.2": _release("4.2"),
+    "4.3": _release("4.3"),
+    "trunk": _release("trunk", header_versions="required"),
+}
+DEFAULT_TARGET = "any"
+
+
+def target(name: str | None) -> KafkaTarget:
+    """The target of a ``kafka-version`` value (``None``: the default); ``KeyError`` for an unknown one."""
+    return TARGETS[name or DEFAULT_TARGET]
