@@ -12,7 +12,7 @@ import gc
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 from linter.codec.compiler import UNKNOWN_TAGS, MessageCompiler, StructPlan
 from linter.codec.errors import DecodeError, EncodeError, SpecError
@@ -45,6 +45,20 @@ def collector_paused() -> Iterator[None]:
         yield
     finally:
         gc.enable()
+
+
+_KEYED = ("request", "response", "coordinator-key", "coordinator-value")
+
+
+class CoordinatorRecord(NamedTuple):
+    """A decoded coordinator record; a tombstone has ``None`` for its value, value name and version."""
+
+    api_key: int
+    key_name: str
+    key: dict[str, Any]
+    value_name: str | None
+    value_version: int | None
+    value: dict[str, Any] | None
 
 
 class Codec:
@@ -85,16 +99,13 @@ class Codec:
 
     def __init__(self, messages: Iterable[MessageSpec]) -> None:
         self._messages: dict[str, MessageSpec] = {}
-        self._requests: dict[int, MessageSpec] = {}
-        self._responses: dict[int, MessageSpec] = {}
+        self._by_key: dict[str, dict[int, MessageSpec]] = {kind: {} for kind in _KEYED}
         for message in messages:
             if message.name in self._messages:
                 raise SpecError(f"two specs define {message.name}: {self._messages[message.name].path} and {message.path}")
             self._messages[message.name] = message
-            if message.type == "request" and message.api_key is not None:
-                self._requests[message.api_key] = message
-            elif message.type == "response" and message.api_key is not None:
-                self._responses[message.api_key] = message
+            if message.type in _KEYED and message.api_key is not None:
+                self._by_key[message.type][message.api_key] = message
         self._compilers: dict[str, MessageCompiler] = {}
         self._plans: dict[tuple[str, int], StructPlan] = {}
         self._natives: dict[str, dict[int, Any]] = {}  # compiled C plans by name, then version
@@ -155,10 +166,7 @@ class Codec:
         >>> Codec.load("fixtures/valid").request_for(1000).name
         'WidgetFetchRequest'
         """
-        try:
-            return self._requests[api_key]
-        except KeyError:
-            raise KeyError(f"no request spec with apiKey {api_key}") from None
+        return self._keyed("request", api_key)
 
     def response_for(self, api_key: int) -> MessageSpec:
         """The response spec with this apiKey; ``KeyError`` when there is none.
@@ -166,10 +174,13 @@ class Codec:
         >>> Codec.load("fixtures/valid").response_for(1000).name
         'WidgetFetchResponse'
         """
+        return self._keyed("response", api_key)
+
+    def _keyed(self, kind: str, api_key: int) -> MessageSpec:
         try:
-            return self._responses[api_key]
+            return self._by_key[kind][api_key]
         except KeyError:
-            raise KeyError(f"no response spec with apiKey {api_key}") from None
+            raise KeyError(f"no {kind} spec with apiKey {api_key}") from None
 
     def plan(self, name: str, version: int) -> StructPlan:
         """The compiled layout of a message at a version (cached); ``ValueError`` for a version
@@ -178,6 +189,8 @@ class Codec:
         plan = self._plans.get(key)
         if plan is None:
             message = self.spec(name)
+            if message.removed:
+                raise ValueError(f"{name} was removed (validVersions none): it has no version to encode or decode")
             if message.versions is None or not message.versions.contains(version):
                 raise ValueError(f"{name} has no version {version} (valid versions: {message.versions})")
             compiler = self._compilers.get(name)
@@ -347,6 +360,69 @@ class Codec:
             header, pos = self.plan("ResponseHeader", version).decode(buf, 0)
             return header, self._decode_at(message.name, api_version, buf, pos)
 
+    # --- coordinator records ------------------------------------------------------------------
+
+    def encode_record(self, api_key: int, key: dict[str, Any], value: dict[str, Any] | None,
+                      value_version: int | None = None) -> tuple[bytes, bytes | None]:
+        """A coordinator record as its log stores it (Kafka 4.1+ ``coordinator-key``/``-value`` specs):
+        the key is the record type (``api_key``) as an int16 then the key at version 0; the value is its
+        version as an int16 (default: the highest) then the value at that version; a ``None`` value
+        is a tombstone and stays ``None``.
+
+        >>> codec = Codec.load("fixtures/valid")
+        >>> key, value = codec.encode_record(7, {"groupId": "g", "widgetId": 3}, {"count": 5}, value_version=0)
+        >>> key.hex(), value.hex()  # type 7, "g", 3; version 0, count 5, no tagged fields
+        ('000700016700000003', '0000000000000000000500')
+        >>> codec.decode_record(key, value).value
+        {'count': 5}
+        """
+        key_spec = self._keyed("coordinator-key", api_key)
+        key_bytes = INT16.pack(api_key) + self.encode(key_spec.name, 0, key)
+        if value is None:
+            return key_bytes, None
+        value_spec = self._keyed("coordinator-value", api_key)
+        version = value_spec.versions.highest if value_version is None else value_version
+        return key_bytes, INT16.pack(version) + self.encode(value_spec.name, version, value)
+
+    def decode_record(self, key: bytes | bytearray | memoryview, value: bytes | bytearray | memoryview | None
+                      ) -> CoordinatorRecord:
+        """A coordinator record from its key and value bytes (``None``: a tombstone). ``DecodeError``
+        offsets count from the start of the key or of the value, and the path starts with ``key`` or
+        ``value``; an unknown record type or value version is a ``DecodeError`` at byte 0."""
+        key_buf, api_key = bytes(key), None
+        try:
+            need(key_buf, 0, 2, "record type")
+            api_key = INT16.unpack_from(key_buf, 0)[0]
+            key_spec = self._spec_at("coordinator-key", api_key, 0, "record type")
+            key_value = self._decode_part(key_spec.name, 0, key_buf)
+        except DecodeError as exc:
+            raise exc.at("key") from None
+        if value is None:
+            return CoordinatorRecord(api_key, key_spec.name, key_value, None, None, None)
+        value_buf = bytes(value)
+        try:
+            need(value_buf, 0, 2, "value version")
+            version = INT16.unpack_from(value_buf, 0)[0]
+            value_spec = self._spec_at("coordinator-value", api_key, version, "value version")
+            decoded = self._decode_part(value_spec.name, version, value_buf)
+        except DecodeError as exc:
+            raise exc.at("value") from None
+        return CoordinatorRecord(api_key, key_spec.name, key_value, value_spec.name, version, decoded)
+
+    def _spec_at(self, kind: str, api_key: int, version: int, what: str) -> MessageSpec:
+        """The ``kind`` spec of a record type that has ``version``, or a ``DecodeError`` at byte 0."""
+        try:
+            spec = self._keyed(kind, api_key)
+        except KeyError:
+            raise DecodeError(f"{what} {api_key}: no {kind} spec with apiKey {api_key}", 0) from None
+        if spec.versions is None or not spec.versions.contains(version):
+            raise DecodeError(f"{what}: {spec.name} has no version {version} (valid versions: {spec.versions})", 0)
+        return spec
+
+    def _decode_part(self, name: str, version: int, buf: bytes) -> dict[str, Any]:
+        """A message after its 2-byte prefix; offsets count from the prefix's first byte."""
+        return self._whole(self.plan(name, version), buf, 2)
+
     def _decode_at(self, name: str, version: int, buf: bytes, pos: int) -> dict[str, Any]:
         try:
             plan = self.plan(name, version)
@@ -382,4 +458,4 @@ def _frame_offsets():
         raise
 
 
-__all__ = ["Codec", "DecodeError", "EncodeError", "SpecError"]
+__all__ = ["Codec", "CoordinatorRecord", "DecodeError", "EncodeError", "SpecError"]
