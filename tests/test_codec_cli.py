@@ -249,7 +249,7 @@ def test_real_script_binary_pipes_and_errors():
     assert b"Traceback" not in garbage.stderr
     usage = script("encode", "--specs", FIXTURES, "Zzz", "0")
     assert usage.returncode == 2
-    assert usage.stderr == b"krpc-lint: error: unknown message 'Zzz' (the specs define 7 messages)\n"
+    assert usage.stderr == b"krpc-lint: error: unknown message 'Zzz' (the specs define 11 messages)\n"
 
 
 @pytest.mark.parametrize(("args", "expected"), [

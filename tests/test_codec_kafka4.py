@@ -9,6 +9,7 @@ import random
 from pathlib import Path
 
 import pytest
+from headers import REQUEST_HEADER, RESPONSE_HEADER
 from conftest import require_shared, shared_path
 
 from linter.codec import Codec, DecodeError
@@ -65,14 +66,6 @@ def test_the_corpora_are_covered() -> None:
 
 # --- header versions -------------------------------------------------------------------------------
 
-REQUEST_HEADER = {"name": "RequestHeader", "type": "header", "validVersions": "1-2", "flexibleVersions": "2+",
-                  "fields": [{"name": "RequestApiKey", "type": "int16", "versions": "0+"},
-                             {"name": "RequestApiVersion", "type": "int16", "versions": "0+"},
-                             {"name": "CorrelationId", "type": "int32", "versions": "0+"},
-                             {"name": "ClientId", "type": "string", "versions": "1+", "nullableVersions": "1+",
-                              "flexibleVersions": "none"}]}
-RESPONSE_HEADER = {"name": "ResponseHeader", "type": "header", "validVersions": "0-1", "flexibleVersions": "1+",
-                   "fields": [{"name": "CorrelationId", "type": "int32", "versions": "0+"}]}
 
 
 def _api(kind: str, header_versions: dict | None) -> dict:

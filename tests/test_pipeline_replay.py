@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from headers import REQUEST_HEADER, RESPONSE_HEADER
 from conftest import REPO_ROOT, require_shared, require_spark, run_cli
 from linter.codec import UNKNOWN_TAGS, Codec
 from linter.pipeline import frames as frames_mod
@@ -39,14 +40,6 @@ from linter.pipeline.replay import (
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
-REQUEST_HEADER = {"name": "RequestHeader", "type": "header", "validVersions": "0-2", "flexibleVersions": "2+",
-                  "fields": [{"name": "RequestApiKey", "type": "int16", "versions": "0+"},
-                             {"name": "RequestApiVersion", "type": "int16", "versions": "0+"},
-                             {"name": "CorrelationId", "type": "int32", "versions": "0+"},
-                             {"name": "ClientId", "type": "string", "versions": "1+", "nullableVersions": "1+",
-                              "flexibleVersions": "none"}]}
-RESPONSE_HEADER = {"name": "ResponseHeader", "type": "header", "validVersions": "0-1", "flexibleVersions": "1+",
-                   "fields": [{"name": "CorrelationId", "type": "int32", "versions": "0+"}]}
 WIDGET_FETCH, BLOB_PUSH = 1000, 1001
 
 
