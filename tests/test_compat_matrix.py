@@ -188,12 +188,12 @@ def test_labels_must_be_given_and_distinct():
 def test_to_dict_is_json_with_the_documented_keys():
     m = matrix([rev("a", req("FooRequest", 1, "0-2", unstable=True)), rev("b", req("FooRequest", 1, "1-3"))])
     data = json.loads(json.dumps(m.to_dict()))
-    assert list(data) == ["revisions", "includeUnstable", "apis", "records", "problems", "skipped"]
+    assert list(data) == ["revisions", "includeUnstable", "apis", "records", "coordinatorRecords", "problems", "skipped"]
     foo = data["apis"][0]
     assert list(foo) == ["apiKey", "name", "kind", "group", "versions", "overlap", "negotiated", "noCommon",
                          "missing", "leftOut", "notOffered", "steps", "flags"]
     assert foo["versions"]["a"] == {"name": "FooRequest", "path": "FooRequest.json", "versions": "0-1",
-                                    "lowest": 0, "highest": 1, "unstable": 2}
+                                    "lowest": 0, "highest": 1, "unstable": 2, "removed": False}
     assert (foo["overlap"], foo["negotiated"], foo["noCommon"]) == ("1", 1, False)
 
 
@@ -253,7 +253,7 @@ def test_real_every_api_key_and_no_api_without_a_common_version(real):
     assert [r.api_key for r in real.apis] == list(range(88))
     assert all(s.versions.lowest == 0 for r in real.apis for _, s in r.cells if s is not None and s.offered)
     assert real.problems == ()
-    assert "88 APIs, 30 metadata records, 0 without a common version" in real.to_text()
+    assert "88 APIs, 30 metadata records, 22 coordinator records, 0 without a common version" in real.to_text()
 
 
 def test_real_missing_apis(real):

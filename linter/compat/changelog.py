@@ -16,7 +16,7 @@ from linter.compat.compare import CompatResult, PairResult, compare
 from linter.compat.diff import SAFE, MessageDiff, version_ranges
 from linter.compat.layout import LayoutBuilder, LayoutError
 from linter.compat.revision import Revision
-from linter.model.spec import MessageSpec
+from linter.model.spec import COORDINATOR_TYPES, MessageSpec
 
 # How the evolution inside the new revision (version v-1 -> v) reads in a changelog.
 _EVOLUTION = {
@@ -56,13 +56,15 @@ class ApiLog:
     key: int | None
     kind: str  # "api" | "record" | "other"
     messages: list[MessageLog] = field(default_factory=list)
+    key_label: str = "apiKey"  # what ``key`` is: coordinator records call it the record type
 
     @property
     def status(self) -> str:
         """added, removed, changed or unchanged (unchanged entries are left out of a changelog)."""
         if all(m.old_versions is None for m in self.messages):
             return "added"
-        if all(m.new_versions is None for m in self.messages):
+        if all(m.new_versions in (None, "none") for m in self.messages) \
+                and any(m.old_versions not in (None, "none") for m in self.messages):
             return "removed"
         return "changed" if any(m.changes or m.new_version_notes for m in self.messages) else "unchanged"
 
@@ -103,7 +105,10 @@ def changelog(old: Revision, new: Revision, result: CompatResult | None = None) 
     for pair in result.pairs:
         message = pair.new or pair.old
         key, title, kind = _group(message)
-        entry = groups.setdefault(key, ApiLog(title, message.api_key, kind))
+        label = "record type" if key[:2] == ("record", "coordinator") else "apiKey"
+        entry = groups.setdefault(key, ApiLog(title, message.api_key, kind, key_label=label))
+        if entry.key is None:
+            entry.key = message.api_key  # a pre-4.1 record has none; its converted form does
         entry.messages.append(_message_log(pair))
     ordered = sorted(groups.values(), key=lambda e: ({"api": 0, "record": 1}.get(e.kind, 2), e.key or 0, e.title))
     for entry in ordered:
@@ -116,6 +121,10 @@ def _group(message: MessageSpec) -> tuple[tuple, str, str]:
     if message.type in ("request", "response") and message.api_key is not None:
         base = name.removesuffix("Request").removesuffix("Response")
         return ("api", message.api_key), base, "api"
+    stem = name.removesuffix("Key").removesuffix("Value")
+    if message.type in COORDINATOR_TYPES or (message.type == "data" and stem != name):
+        # a coordinator record's key and value together, in either format (KAFKA-18301)
+        return ("record", "coordinator", stem), f"{stem} coordinator record", "record"
     if message.type in ("metadata", "data"):
         return ("record", message.type, name), name, "record"
     return ("other", name), name, "other"
@@ -208,7 +217,7 @@ def _summary(log: Changelog) -> list[str]:
 
 
 def _entry(entry: ApiLog) -> list[str]:
-    key = f" (apiKey {entry.key})" if entry.key is not None else ""
+    key = f" ({entry.key_label} {entry.key})" if entry.key is not None else ""
     out = [f"### {entry.title}{key} — {entry.status}", ""]
     for message in entry.messages:
         out.append(f"- **{message.name}**: {_range_words(message)}")
@@ -223,6 +232,8 @@ def _entry(entry: ApiLog) -> list[str]:
 
 
 def _range_words(message: MessageLog) -> str:
+    if message.new_versions == "none" and message.old_versions not in (None, "none"):
+        return f"removed with validVersions none (was versions {message.old_versions}); its apiKey stays reserved"
     if message.old_versions is None:
         return f"new, versions {message.new_versions}"
     if message.new_versions is None:

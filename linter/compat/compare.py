@@ -14,7 +14,7 @@ from linter.codec.errors import CodecError
 from linter.compat.diff import WIRE, Change, MessageDiff, Witness
 from linter.compat.layout import LayoutError
 from linter.compat.revision import Revision
-from linter.compat.witness import CrossCodec
+from linter.compat.witness import HEADER_NAMES, CrossCodec, Headers
 from linter.model.spec import MessageSpec
 from linter.model.versions import NONE
 
@@ -118,16 +118,18 @@ def compare(old: Revision, new: Revision, *, released: Revision | None = None, w
     results = []
     unreleased = Unreleased(old, released)
     unreadable = {"old": old.unreadable(), "new": new.unreadable()}
+    headers = Headers(_header_specs(old), _header_specs(new))
     for old_file, new_file in pair_messages(old.messages, new.messages):
         if (new_file is None and old_file in unreadable["new"]) or (old_file is None and new_file in unreadable["old"]):
             continue  # the other side's file exists but cannot be read: KL1091 says so, not added/removed
         pair = PairResult(old_file, new_file, old.messages.get(old_file), new.messages.get(new_file))
-        _compare_pair(pair, unreleased, witnesses, cross_check, seed)
+        _compare_pair(pair, unreleased, witnesses, cross_check, seed, headers)
         results.append(pair)
     return CompatResult(old, new, results)
 
 
-def _compare_pair(pair: PairResult, unreleased: Unreleased, witnesses: bool, cross_check: int, seed: int) -> None:
+def _compare_pair(pair: PairResult, unreleased: Unreleased, witnesses: bool, cross_check: int, seed: int,
+                  headers: Headers) -> None:
     diff = MessageDiff(pair.old, pair.new)
     try:
         changes = diff.run()
@@ -136,7 +138,7 @@ def _compare_pair(pair: PairResult, unreleased: Unreleased, witnesses: bool, cro
             changes.append(Change("file-renamed", "SOURCE_ONLY", diff.name,
                                   f"file {pair.old_file} renamed to {pair.new_file}", tuple(shared)))
         if pair.old is not None and pair.new is not None and (witnesses or cross_check):
-            changes = _prove(pair, changes, diff, witnesses, cross_check, seed)
+            changes = _prove(pair, changes, diff, witnesses, cross_check, seed, headers)
     except (LayoutError, CodecError) as exc:
         pair.error = str(exc)
         return
@@ -146,11 +148,11 @@ def _compare_pair(pair: PairResult, unreleased: Unreleased, witnesses: bool, cro
 
 
 def _prove(pair: PairResult, changes: list[Change], diff: MessageDiff, witnesses: bool, cross_check: int,
-           seed: int) -> list[Change]:
+           seed: int, headers: Headers) -> list[Change]:
     """Witnesses for wire breaks; a cross-check of the versions judged compatible."""
     if pair.old.raw == pair.new.raw and pair.old.name == pair.new.name:
         return changes  # the same spec: nothing to prove
-    cross = CrossCodec(pair.old, pair.new, diff.renames)
+    cross = CrossCodec(pair.old, pair.new, diff.renames, diff.old_version, headers)
     found: dict[int, Witness | None] = {}  # one search per version, shared by the changes there
     out = []
     for change in changes:
@@ -162,8 +164,21 @@ def _prove(pair: PairResult, changes: list[Change], diff: MessageDiff, witnesses
     return out
 
 
+def _header_specs(revision: Revision) -> tuple[MessageSpec, ...]:
+    """The revision's RequestHeader and ResponseHeader, which frame witnesses need."""
+    return tuple(m for m in revision.messages.values() if m.type == "header" and m.name in HEADER_NAMES)
+
+
 def _witness_for(change: Change, cross: CrossCodec, pair: PairResult, seed: int,
                  found: dict[int, Witness | None]) -> Witness | None:
+    if change.rule == "header-version-changed":
+        return cross.frame_witness(change.versions[0])
+    if change.rule == "api-key-reused":
+        old_key = pair.old.api_key
+        return Witness(change.versions[0], "new", (old_key or 0).to_bytes(2, "big", signed=True).hex(),
+                       None, {"apiKey": old_key, "message": pair.new.name},
+                       error=f"the old revision reserves apiKey {old_key} for removed {pair.old.name}, which has no "
+                             f"version to read it with")
     if change.rule == "api-key-changed":
         old_key, new_key = pair.old.api_key, pair.new.api_key
         return Witness(change.versions[0], "old", (old_key or 0).to_bytes(2, "big", signed=True).hex(),
@@ -181,9 +196,8 @@ def _witness_for(change: Change, cross: CrossCodec, pair: PairResult, seed: int,
 def _cross_check(pair: PairResult, changes: list[Change], diff: MessageDiff, cross: CrossCodec, values: int,
                  seed: int) -> list[Change]:
     broken = {v for c in changes if c.category in _BREAKING_FOR_CROSS_CHECK for v in c.versions}
-    shared = pair.old.versions.intersect(pair.new.versions)
     found = []
-    for version in shared:
+    for version in diff.compared_versions():
         if version in broken or version in diff.skipped:
             continue
         witness = cross.search(version, values, seed)

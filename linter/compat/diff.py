@@ -14,7 +14,8 @@ from typing import Any
 
 from linter.compat.layout import LayoutBuilder, LayoutError, Slot, StructLayout
 from linter.model.defaults import DefaultError, parse_default
-from linter.model.spec import FieldSpec, MessageSpec
+from linter.model.spec import COORDINATOR_TYPES, FieldSpec, MessageSpec
+from linter.model.traits import header_version
 from linter.model.types import FieldType
 from linter.model.versions import NONE, Versions
 
@@ -83,6 +84,11 @@ def is_key_record(message: MessageSpec) -> bool:
     return message.type == "data" and message.api_key is None and (message.name or "").endswith("Key")
 
 
+def is_record_conversion(old: MessageSpec, new: MessageSpec) -> bool:
+    """A pre-4.1 ``data`` coordinator record that became a ``coordinator-key``/``-value`` (KAFKA-18301)."""
+    return old.type == "data" and old.api_key is None and new.type in COORDINATOR_TYPES
+
+
 def effective_default(spec: FieldSpec) -> Any:
     """What a reader substitutes when the field is absent; the text itself when Java would not parse it."""
     if spec.type is None or spec.type.is_struct:
@@ -106,6 +112,19 @@ class MessageDiff:
         self._defaults: dict[str, dict[str, Any]] = {}
         self.renames: dict[tuple[str, str], str] = {}  # (struct path, old name) -> new name, as in ``Slot.where``
         self.skipped: set[int] = set()  # shared versions whose layout was not compared field by field
+        self.version_map: dict[int, int] = {}  # new version -> the old version it is compared with (default: same)
+
+    def old_version(self, version: int) -> int:
+        """The old revision's version that the new revision's ``version`` is compared with."""
+        return self.version_map.get(version, version)
+
+    def compared_versions(self) -> list[int]:
+        """The new revision's versions compared with the old one's, field by field and by cross-decoding."""
+        if self.version_map:
+            return sorted(self.version_map)
+        if self.old is None or self.new is None or self.old.versions is None or self.new.versions is None:
+            return []
+        return list(self.old.versions.intersect(self.new.versions))
 
     # --- recording ------------------------------------------------------------------------------
 
@@ -126,25 +145,103 @@ class MessageDiff:
             self.record("message-added", SAFE, f"{self.name} added", new.versions or NONE)
             return self.changes()
         if new is None:
-            self.record("message-removed", "VERSION_DROPPED", f"{old.type} {self.name} removed: every version is gone",
+            gone = "its file is gone, so apiKey {} is no longer reserved".format(old.api_key) if old.removed \
+                else "every version is gone"
+            self.record("message-removed", "VERSION_DROPPED", f"{old.type} {self.name} removed: {gone}",
                         old.versions or NONE, side="old")
             return self.changes()
         if old.versions is None or new.versions is None:
             raise LayoutError("validVersions is missing or invalid (krpc-lint lint says why)")
+        if old.removed or new.removed:
+            self._removal(old, new)
+            return self.changes()
+        if is_record_conversion(old, new):
+            self._converted(old, new)
+            if new.type == "coordinator-key":
+                return self.changes()
         shared = old.versions.intersect(new.versions)
         self._message_level(old, new, shared)
         self._versions(old, new)
         self._layouts(old, new, shared)
+        self._headers(old, new, shared)
         return self.changes()
+
+    def _removal(self, old: MessageSpec, new: MessageSpec) -> None:
+        """An API emptied to ``validVersions: none`` (KAFKA-14552), restored, or its reserved apiKey reused."""
+        if not old.removed:
+            self.record("api-removed", "VERSION_DROPPED",
+                        f"{old.type} {old.name} removed (validVersions none): versions {old.versions} dropped; "
+                        f"apiKey {new.api_key} stays reserved", old.versions, ("validVersions",))
+        elif new.removed:
+            return
+        elif old.name == new.name:
+            self.record("version-added", SAFE, f"removed {new.type} {new.name} restored with versions {new.versions}",
+                        new.versions, ("validVersions",))
+        else:
+            self.record("api-key-reused", WIRE,
+                        f"apiKey {new.api_key} was reserved by removed {old.type} {old.name}; {new.name} reuses it, so "
+                        f"a peer that still sends {old.name} is read as {new.name}", new.versions, ("apiKey",))
+
+    def _converted(self, old: MessageSpec, new: MessageSpec) -> None:
+        """KAFKA-18301: a ``data`` record became a coordinator record; bytes are compared, names are not."""
+        record_type = new.api_key
+        if new.type == "coordinator-value":
+            self.record("coordinator-record-converted", SOURCE,
+                        f"data record -> coordinator-value with apiKey {record_type} (KAFKA-18301): its versions and "
+                        "framing are unchanged", new.versions, ("type",))
+            return
+        if record_type is None or not old.versions.contains(record_type):
+            self.record("api-key-changed", WIRE,
+                        f"data record (record types {old.versions}) -> coordinator-key with apiKey {record_type}: "
+                        "records of the old types are no longer recognised", [0], ("apiKey",))
+            return
+        others = [v for v in old.versions if v != record_type]
+        elsewhere = f"; record type(s) {version_ranges(others)} need their own coordinator-key" if others else ""
+        self.record("coordinator-record-converted", SOURCE,
+                    f"data record of record type {record_type} -> coordinator-key with apiKey {record_type} "
+                    "(KAFKA-18301): the type moved from the key's version to its apiKey, and a key's version never "
+                    f"reaches the wire, so its bytes are unchanged{elsewhere}", [0], ("type",))
+        self.version_map = {0: record_type}
+        before, after = LayoutBuilder(old).build(record_type), LayoutBuilder(new).build(0)
+        if before.flexible != after.flexible:
+            self.record("flexible-versions-changed", WIRE, f"the key was {'' if before.flexible else 'not '}flexible "
+                        f"at record type {record_type} and is {'' if after.flexible else 'not '}flexible now",
+                        [0], ("flexibleVersions",))
+            self.skipped.add(0)
+            return
+        self._struct(before, after, "", 0)
+
+    def _headers(self, old: MessageSpec, new: MessageSpec, shared: Versions) -> None:
+        """The header version of each shared version (KIP-1313): a change reframes every message."""
+        if old.type not in ("request", "response") or new.type != old.type:
+            return
+        changed, declared = [], []
+        for version in shared:
+            before, after = header_version(old, version), header_version(new, version)
+            if before != after and version not in self.skipped:
+                changed.append(version)
+                self.record("header-version-changed", WIRE,
+                            f"{old.type} header version {before} -> {after}: the framing of the version changes",
+                            [version], ("headerVersions",) if new.header_versions is not None else ("flexibleVersions",))
+            elif before == after:
+                declared.append(version)
+        if old.header_versions != new.header_versions and declared:
+            what = "declared" if old.header_versions is None else "rewritten" if new.header_versions is not None \
+                else "dropped for flexibleVersions"
+            self.record("header-versions-declared", SAFE,
+                        f"headerVersions {what}; these versions keep their header version", declared,
+                        ("headerVersions",) if new.header_versions is not None else ())
 
     def _message_level(self, old: MessageSpec, new: MessageSpec, shared: Versions) -> None:
         if old.name != new.name:
             self.record("message-renamed", SOURCE, f"message {old.name} renamed to {new.name}", shared, ("name",))
-        if old.api_key != new.api_key:
+        if is_record_conversion(old, new):
+            pass  # type and apiKey changed together: coordinator-record-converted says so
+        elif old.api_key != new.api_key:
             self.record("api-key-changed", WIRE,
                         f"apiKey {old.api_key} -> {new.api_key}: peers now see a different API or record type",
                         shared, ("apiKey",))
-        if old.type != new.type:
+        if old.type != new.type and not is_record_conversion(old, new):
             self.record("api-key-changed", WIRE, f"type {old.type} -> {new.type}", shared, ("type",))
         old_dep, new_dep = old.deprecated_versions.value or NONE, new.deprecated_versions.value or NONE
         if old_dep != new_dep:
@@ -183,9 +280,11 @@ class MessageDiff:
         low = [v for v in gone if v < new_v.lowest]
         top = [v for v in gone if v > new_v.highest]
         if low:
+            baseline = " (a KIP-896 baseline: Kafka 4.0 dropped every version older than the newest one Kafka 2.1 used)" \
+                if old.type in ("request", "response") and old_v.lowest == 0 else ""
             self.record("version-dropped", "VERSION_DROPPED",
-                        f"minimum version raised {old_v.lowest} -> {new_v.lowest}: versions {version_ranges(low)} dropped",
-                        low, path)
+                        f"minimum version raised {old_v.lowest} -> {new_v.lowest}: versions {version_ranges(low)} "
+                        f"dropped{baseline}", low, path)
         if top:
             self.record("max-version-lowered", "MAX_VERSION_LOWERED",
                         f"maximum version lowered {old_v.highest} -> {new_v.highest}: versions {version_ranges(top)} "

@@ -17,13 +17,15 @@ ranges unless ``include_unstable`` is given.
     revisions        labels, oldest first
     includeUnstable  whether unstable top versions count as offered
     apis, records    rows (records: type "metadata"; an empty list when not asked for)
+    coordinatorRecords  rows of coordinator records by record type (kind "coordinator", the value's
+                     versions; pre-4.1 ``data`` records are keyed by their key's version, KAFKA-18301)
     problems         [{kind: "api"|"record", apiKey, name, group}]: rows with no common version
     skipped          [{revision, path, reason}]: files left out (unreadable, bad validVersions,
                      duplicate apiKey), whose API may wrongly look missing because of it
 
     a row: apiKey, name, kind ("api"|"record"), group (records: the spec's directory, one apiKey
     space per directory; APIs: null), versions ({label: null when absent, else {name, path,
-    versions, lowest, highest, unstable}}), overlap (the common range of the revisions that offer
+    versions, lowest, highest, unstable, removed}}), overlap (the common range of the revisions that offer
     it, "none" when disjoint, null when fewer than two offer it), negotiated (the highest common
     version or null), noCommon, missing (labels without it), leftOut (those of ``missing`` where a
     skipped file bears its name: missing only because the file was left out), notOffered (labels that have it but
@@ -54,6 +56,7 @@ class Support:
     path: str
     versions: Versions  # offered; empty when nothing is (e.g. an unstable-only version left out)
     unstable: int | None = None  # the version marked ``latestVersionUnstable``, if any
+    removed: bool = False  # ``"validVersions": "none"``: the API was removed, its apiKey stays reserved
 
     @property
     def offered(self) -> bool:
@@ -66,7 +69,9 @@ class Support:
         return self.unstable is not None and not self.versions.contains(self.unstable)
 
     def __str__(self) -> str:
-        """``0-11 (+12 unstable)`` when left out, ``0-12 (12 unstable)`` when kept, else the range."""
+        """``0-11 (+12 unstable)`` when left out, ``0-12 (12 unstable)`` when kept, ``removed``, else the range."""
+        if self.removed:
+            return "removed"
         if self.unstable is None:
             return str(self.versions)
         if self.unstable_excluded:
@@ -83,6 +88,7 @@ class Support:
             "lowest": self.versions.lowest if offered else None,
             "highest": self.versions.highest if offered else None,
             "unstable": self.unstable,
+            "removed": self.removed,
         }
 
 
@@ -111,7 +117,7 @@ class Row:
     api_key: int
     name: str
     cells: tuple[tuple[str, Support | None], ...]  # (label, support) per revision, oldest first
-    kind: str = "api"  # "api" | "record"
+    kind: str = "api"  # "api" | "record" (metadata) | "coordinator" (coordinator records)
     group: str | None = None  # records: the spec's directory (its own apiKey space)
     left_out: tuple[str, ...] = ()  # of ``missing``: where a file of its name was skipped (``Matrix.skipped``)
 
@@ -168,7 +174,10 @@ class Row:
         unstable = [label for label, s in self.cells if s is not None and not s.offered and s.unstable_excluded]
         if unstable:
             flags.append(f"unstable only in {', '.join(unstable)}")
-        empty = [label for label in self.not_offered if label not in unstable]
+        removed = [label for label, s in self.cells if s is not None and s.removed]
+        if removed:
+            flags.append(f"removed in {', '.join(removed)} (apiKey reserved)")
+        empty = [label for label in self.not_offered if label not in unstable and label not in removed]
         if empty:
             flags.append(f"no versions in {', '.join(empty)}")
         return tuple(flags)
@@ -214,11 +223,12 @@ class Matrix:
     records: tuple[Row, ...] = ()
     skipped: tuple[Skipped, ...] = ()
     include_unstable: bool = False
+    coordinator: tuple[Row, ...] = ()  # coordinator records by record type, with their value versions
 
     @property
     def problems(self) -> tuple[Row, ...]:
         """Rows with no common version (APIs, then records): a CLI exits 1 when there are any."""
-        return tuple(row for row in (*self.apis, *self.records) if row.no_common)
+        return tuple(row for row in (*self.apis, *self.records, *self.coordinator) if row.no_common)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able; the keys are documented in the module docstring."""
@@ -227,6 +237,7 @@ class Matrix:
             "includeUnstable": self.include_unstable,
             "apis": [row.to_dict() for row in self.apis],
             "records": [row.to_dict() for row in self.records],
+            "coordinatorRecords": [row.to_dict() for row in self.coordinator],
             "problems": [
                 {"kind": row.kind, "apiKey": row.api_key, "name": row.name, "group": row.group}
                 for row in self.problems
@@ -264,6 +275,10 @@ class Matrix:
         for group in dict.fromkeys(row.group for row in self.records):
             rows = tuple(row for row in self.records if row.group == group)
             sections.append((f"Metadata records ({group})", self._header("record", "highest common", arrow), rows))
+        for group in dict.fromkeys(row.group for row in self.coordinator):
+            rows = tuple(row for row in self.coordinator if row.group == group)
+            sections.append((f"Coordinator records ({group}): value versions by record type",
+                             self._header("record", "highest common", arrow), rows))
         return sections
 
     def _header(self, what: str, negotiated: str, arrow: str) -> list[str]:
@@ -294,6 +309,8 @@ class Matrix:
     def _summary(self, code: Callable[[str], str], bullet: str, gap: str) -> str:
         """Counts, then the files left out (so a 'missing' caused by an unreadable file is explained)."""
         counts = f"{len(self.apis)} APIs, {len(self.records)} metadata records"
+        if self.coordinator:
+            counts += f", {len(self.coordinator)} coordinator records"
         summary = f"{counts}, {len(self.problems)} without a common version"
         if not self.skipped:
             return summary
@@ -307,7 +324,8 @@ def matrix(revisions: Sequence[Revision], *, include_unstable: bool = False, rec
     skipped = [Skipped(rev.label, path, reason) for rev in revisions for path, reason in rev.unreadable().items()]
     api_rows = _rows(revisions, "request", include_unstable, skipped)
     record_rows = _rows(revisions, "metadata", include_unstable, skipped) if records else ()
-    return Matrix(labels, api_rows, record_rows, tuple(skipped), include_unstable)
+    coordinator_rows = _rows(revisions, "coordinator-value", include_unstable, skipped) if records else ()
+    return Matrix(labels, api_rows, record_rows, tuple(skipped), include_unstable, coordinator_rows)
 
 
 def _labels(revisions: Sequence[Revision]) -> tuple[str, ...]:
@@ -339,6 +357,9 @@ def _row(key: _Key, kind: str, cells: list[tuple[str, Support | None]], left_out
     newest = next(support for _, support in reversed(cells) if support is not None)
     if kind == "request":
         return Row(key[1], _api_name(newest.name), tuple(cells), left_out=left_out)
+    if kind == "coordinator-value":
+        return Row(key[1], newest.name.removesuffix("Value") or newest.name, tuple(cells), kind="coordinator",
+                   group=key[0], left_out=left_out)
     return Row(key[1], newest.name, tuple(cells), kind="record", group=key[0], left_out=left_out)
 
 
@@ -353,7 +374,7 @@ def _left_out(key: _Key, kind: str, cells: list[tuple[str, Support | None]], ski
     found = []
     for skip in skipped:
         path = PurePosixPath(skip.path)
-        in_group = kind != "metadata" or str(path.parent) == key[0]
+        in_group = kind == "request" or str(path.parent) == key[0]
         if skip.revision in absent and path.stem in names and in_group and skip.revision not in found:
             found.append(skip.revision)
     return tuple(label for label, _ in cells if label in found)
@@ -362,16 +383,19 @@ def _left_out(key: _Key, kind: str, cells: list[tuple[str, Support | None]], ski
 def _index(revision: Revision, kind: str, include_unstable: bool, skipped: list[Skipped]) -> dict[_Key, Support]:
     """The messages of ``kind`` by key; unusable ones go to ``skipped`` rather than vanish silently."""
     index: dict[_Key, Support] = {}
+    types = record_types(revision) if kind == "coordinator-value" else {}
     for path, message in revision.messages.items():
-        if message.type != kind or message.api_key is None:
-            continue
-        key = (str(PurePosixPath(path).parent) if kind == "metadata" else "", message.api_key)
-        if message.versions is None:
-            skipped.append(Skipped(revision.label, path, "validVersions is missing or invalid"))
-        elif key in index:
-            skipped.append(Skipped(revision.label, path, f"apiKey {key[1]} is also used by {index[key].path}"))
-        else:
-            index[key] = _support(path, message, include_unstable)
+        api_keys = types.get(path, (message.api_key,) if message.type == kind and message.api_key is not None else ())
+        for api_key in api_keys:
+            key = (str(PurePosixPath(path).parent) if kind != "request" else "", api_key)
+            if message.versions is None:
+                skipped.append(Skipped(revision.label, path, "validVersions is missing or invalid"))
+            elif key in index and path in types:
+                continue  # two pre-4.1 coordinator logs shared a directory (2.8's core/): the first keeps the type
+            elif key in index:
+                skipped.append(Skipped(revision.label, path, f"apiKey {key[1]} is also used by {index[key].path}"))
+            else:
+                index[key] = _support(path, message, include_unstable)
     return index
 
 
@@ -380,7 +404,22 @@ def _support(path: str, message: MessageSpec, include_unstable: bool) -> Support
     declared = message.versions or NONE
     unstable = declared.highest if message.latest_version_unstable and not declared.empty else None
     offered = declared if include_unstable or unstable is None else Versions(declared.lowest, declared.highest - 1)
-    return Support(message.name or "", path, NONE if offered.empty else offered, unstable)
+    return Support(message.name or "", path, NONE if offered.empty else offered, unstable, message.removed)
+
+
+def record_types(revision: Revision) -> dict[str, tuple[int, ...]]:
+    """Pre-4.1 coordinator records (``data`` specs): value file -> record types, which were the versions
+    of the ``*Key`` of the same name in the same directory (``OffsetCommitKey`` "0-1": types 0 and 1)."""
+    values = {(str(PurePosixPath(path).parent), m.name): path for path, m in revision.messages.items()
+              if m.type == "data" and m.api_key is None and (m.name or "").endswith("Value")}
+    types = {}
+    for path, message in revision.messages.items():
+        if message.type == "data" and message.api_key is None and (message.name or "").endswith("Key") \
+                and message.versions is not None and not message.versions.empty:
+            value = values.get((str(PurePosixPath(path).parent), message.name[:-3] + "Value"))
+            if value is not None:
+                types[value] = tuple(message.versions)
+    return types
 
 
 def _api_name(name: str) -> str:

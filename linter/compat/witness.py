@@ -15,6 +15,8 @@ is skipped, as Kafka skips it: that loss is what ``tag-removed`` reports.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from linter.codec.codec import Codec
@@ -23,17 +25,39 @@ from linter.codec.errors import CodecError, DecodeError
 from linter.codec.values import identical, random_value
 from linter.compat.diff import Witness
 from linter.model.spec import MessageSpec
+from linter.model.traits import header_version
 
 Flat = tuple[list[tuple[str, Any]], dict[str, tuple[bool, Any]]]
 
 
-class CrossCodec:
-    """The codecs of both revisions of one message."""
+HEADER_NAMES = ("RequestHeader", "ResponseHeader")
 
-    def __init__(self, old: MessageSpec, new: MessageSpec, renames: dict[tuple[str, str], str]) -> None:
-        self.old, self.new = Codec([old]), Codec([new])
+
+@dataclass(frozen=True)
+class Headers:
+    """Each revision's RequestHeader and ResponseHeader specs (none when a revision lacks them)."""
+
+    old: tuple[MessageSpec, ...] = ()
+    new: tuple[MessageSpec, ...] = ()
+
+
+class CrossCodec:
+    """The codecs of both revisions of one message (with their header specs, for frame witnesses).
+
+    ``old_version`` maps a version of the new revision to the old revision's version holding the same
+    bytes: the same number, except for a coordinator key converted from a ``data`` record (its old
+    version was its record type, KAFKA-18301)."""
+
+    def __init__(self, old: MessageSpec, new: MessageSpec, renames: dict[tuple[str, str], str],
+                 old_version: Callable[[int], int] = lambda version: version, headers: Headers = Headers()) -> None:
+        self.old = Codec([old, *(h for h in headers.old if h.name != old.name)])
+        self.new = Codec([new, *(h for h in headers.new if h.name != new.name)])
         self.names = {"old": old.name, "new": new.name}
         self.renames = renames  # (struct path in new names, old name) -> new name
+        self.old_version = old_version
+
+    def version_of(self, side: str, version: int) -> int:
+        return self.old_version(version) if side == "old" else version
 
     def codec(self, side: str) -> Codec:
         return self.old if side == "old" else self.new
@@ -43,13 +67,15 @@ class CrossCodec:
         reader = "new" if writer == "old" else "old"
         w_codec, r_codec = self.codec(writer), self.codec(reader)
         w_name, r_name = self.names[writer], self.names[reader]
-        value = random_value(w_codec, w_name, version, random.Random(seed), size)
-        data = w_codec.encode(w_name, version, value)
+        w_version, r_version = self.version_of(writer, version), self.version_of(reader, version)
+        value = random_value(w_codec, w_name, w_version, random.Random(seed), size)
+        data = w_codec.encode(w_name, w_version, value)
         try:
-            decoded = r_codec.decode(r_name, version, data)
+            decoded = r_codec.decode(r_name, r_version, data)
         except DecodeError as exc:
             return self._witness(version, writer, data, value, None, error=str(exc))
-        written, read = flatten(w_codec.plan(w_name, version), value), flatten(r_codec.plan(r_name, version), decoded)
+        written = flatten(w_codec.plan(w_name, w_version), value)
+        read = flatten(r_codec.plan(r_name, r_version), decoded)
         reason = Comparison(self.renames, old_writes=writer == "old").divergence(written, read)
         if reason is None:
             return None
@@ -64,7 +90,31 @@ class CrossCodec:
     def _json(self, side: str, version: int, value: Any) -> Any:
         if value is None:
             return None
-        return self.codec(side).to_json(self.names[side], version, value)
+        return self.codec(side).to_json(self.names[side], self.version_of(side, version), value)
+
+    def frame_witness(self, version: int) -> Witness | None:
+        """A default request or response frame written by the old revision, read by the new one, whose
+        header version at ``version`` differs; ``None`` when a revision has no header spec to frame it."""
+        old, new = self.old.spec(self.names["old"]), self.new.spec(self.names["new"])
+        try:
+            body = self.old.default(old.name, version)
+            if old.type == "request":
+                header = {"correlationId": 1, "clientId": "krpc-lint"}
+                frame = self.old.encode_request(version, header, body, name=old.name)
+                read = lambda: self.new.decode_request(frame)[2:]  # noqa: E731 - (header, body)
+            else:
+                frame = self.old.encode_response(old.api_key, version, {"correlationId": 1}, body)
+                read = lambda: self.new.decode_response(new.api_key, version, frame)  # noqa: E731
+        except (KeyError, ValueError):  # no header spec in a revision, or a header version it lacks
+            return None
+        old_header, new_header = header_version(old, version), header_version(new, version)
+        shown = {"header version": old_header, "body": self.old.to_json(old.name, version, body)}
+        try:
+            got_header, got_body = read()
+        except (DecodeError, KeyError, ValueError) as exc:
+            return Witness(version, "old", frame.hex(), shown, None, error=f"read with {old.type} header v{new_header}: {exc}")
+        return Witness(version, "old", frame.hex(), shown, {"header version": new_header, "header": got_header},
+                       reason=f"the frame's {old.type} header v{old_header} is read as v{new_header}")
 
     def search(self, version: int, attempts: int, seed: int = 0) -> Witness | None:
         """The first disagreement among ``attempts`` values per direction, old writer first; small
