@@ -16,6 +16,7 @@ $(STAMP): $(BIN)/python pyproject.toml setup.py linter/codec/_speedups.c
 	touch $(STAMP)
 
 install: $(STAMP)
+	@$(BIN)/python -m compileall -q linter  # cheap when up to date; new or edited modules get their bytecode
 
 ## Lint the bundled fixtures (the valid ones pass, the invalid ones show every rule at work), then compare
 ## two revisions of the demo specs.

@@ -22,8 +22,7 @@ if TYPE_CHECKING:
     from linter.engine.config import Config
     from linter.engine.rules import Rule
 
-from linter.engine.levels import FORMATS, PROFILES, SEVERITIES  # noqa: E402 - costs no imports
-from linter.model.targets import TARGETS  # noqa: E402 - the model types only
+from linter.engine.levels import FORMATS, KAFKA_VERSIONS, PROFILES, SEVERITIES  # noqa: E402 - costs no imports
 
 DEBUG_ENV = "KRPC_LINT_DEBUG"
 
@@ -99,7 +98,7 @@ config_option = click.option(
 
 
 kafka_version_option = click.option(
-    "--kafka-version", type=click.Choice(list(TARGETS)), default=None, metavar="VERSION",
+    "--kafka-version", type=click.Choice(KAFKA_VERSIONS), default=None, metavar="VERSION",
     help="Apply exactly the generator rules of this Kafka release (2.8, 3.0 ... 3.9, 4.0 ... 4.3, trunk); "
          "default: the config's, else any: what some supported release accepts.")
 
@@ -316,7 +315,8 @@ def explain_text(rule: Rule) -> str:
         f"{rule.title}\n",
         "".join(f"{label + ':':<11}{value}\n" for label, value in (
             ("Id", rule.id), ("Name", rule.name), ("Severity", rule.severity), ("Category", rule.category),
-            ("Profiles", ", ".join(rule.profiles)))),
+            ("Profiles", ", ".join(rule.profiles)),
+            *((("Kafka", f"enforced since {rule.kafka_since} (--kafka-version)"),) if rule.kafka_since else ()))),
         _section("Rationale", _paragraphs(rule.rationale)),
     ]
     if rule.hint:

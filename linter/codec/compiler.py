@@ -27,7 +27,7 @@ from linter.codec.wire import INT8, INT16, INT32, need, read_uvarint, write_uvar
 from linter.model.defaults import parse_default
 from linter.model.registry import StructRegistry
 from linter.model.spec import FieldSpec, MessageSpec
-from linter.model.traits import field_at
+from linter.model.traits import field_at, leaf_wire
 from linter.model.types import INTEGERS, FieldType
 
 UNKNOWN_TAGS = "_unknownTaggedFields"
@@ -963,9 +963,9 @@ class MessageCompiler:
             return _float_codec()
         if name == "uuid":
             return _uuid_codec()
-        if name == "string":
+        if leaf_wire(name, compact).startswith("string/"):
             return _string_codec(compact, nullable)
-        return _bytes_codec(compact, nullable)  # bytes and records share the wire form
+        return _bytes_codec(compact, nullable)  # bytes and records share the wire form (leaf_wire)
 
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from linter.model.registry import StructRegistry
 from linter.model.spec import FieldSpec, MessageSpec
-from linter.model.traits import FieldAt, field_at
+from linter.model.traits import FieldAt, field_at, leaf_wire
 from linter.model.versions import NONE, Versions
 
 MAX_DEPTH = 64  # nesting far beyond any real spec; a recursive struct is refused, not followed forever
@@ -149,7 +149,7 @@ class LayoutBuilder:
             element = self._struct(field_type.name, self._members(spec), version, depth + 1)
             inner = ("struct", element.signature)
         else:
-            element = _leaf_wire(field_type.name, compact)
+            element = leaf_wire(field_type.name, compact)
             inner = (element,)
         if field_type.is_array:
             wire = f"array/{'compact' if compact else 'classic'}"
@@ -166,14 +166,6 @@ class LayoutBuilder:
         if definition is None:
             raise LayoutError(f"struct {spec.type.name} is not defined")
         return definition.fields
-
-
-def _leaf_wire(type_name: str, compact: bool) -> str:
-    if type_name == "records":
-        type_name = "bytes"  # records travel exactly as bytes
-    if type_name in ("string", "bytes"):
-        return f"{type_name}/{'compact' if compact else 'classic'}"
-    return type_name
 
 
 def shared_versions(old: Versions | None, new: Versions | None) -> Versions:

@@ -25,8 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from linter.engine.levels import PROFILES, SEVERITIES
-from linter.model.targets import TARGETS
+from linter.engine.levels import KAFKA_VERSIONS, PROFILES, SEVERITIES
 
 CONFIG_FILES = (".krpc-lint.yaml", ".krpc-lint.yml", "pyproject.toml")
 _KEYS = {"profile", "kafka-version", "select", "ignore", "severity", "fail-on", "exclude", "rule-packs", "baseline", "per-path"}
@@ -197,8 +196,8 @@ def _from_mapping(data: dict[str, Any], file: Path) -> Config:
     kafka_version = data.get("kafka-version")
     if kafka_version is not None:
         kafka_version = str(kafka_version)
-        if kafka_version not in TARGETS:
-            raise ConfigError(f"{file}: kafka-version must be one of {', '.join(TARGETS)}")
+        if kafka_version not in KAFKA_VERSIONS:
+            raise ConfigError(f"{file}: kafka-version must be one of {', '.join(KAFKA_VERSIONS)}")
     base = file.parent
     overrides = []
     for index, item in enumerate(data.get("per-path") or ()):

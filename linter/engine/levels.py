@@ -3,3 +3,7 @@
 SEVERITIES = ("error", "warning", "info")
 PROFILES = ("kafka", "recommended", "strict")
 FORMATS = ("text", "json", "sarif", "github", "junit")
+# Kafka releases whose generator a lint can stand for (``--kafka-version``); "any" is the default.
+# ``linter.model.targets.TARGETS`` defines each; a test keeps the two in step.
+KAFKA_VERSIONS = ("any", "2.8", "3.0", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "3.7", "3.8", "3.9",
+                  "4.0", "4.1", "4.2", "4.3", "trunk")

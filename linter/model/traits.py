@@ -47,6 +47,16 @@ def field_at(spec: FieldSpec, version: int, flexible: bool) -> FieldAt:
     )
 
 
+def leaf_wire(type_name: str, compact: bool) -> str:
+    """How a primitive travels: ``int32``, ``uuid``, or a length-prefixed kind with its length encoding
+    (``string/compact``, ``bytes/classic``). Records travel exactly as bytes."""
+    if type_name == "records":
+        type_name = "bytes"
+    if type_name in ("string", "bytes"):
+        return f"{type_name}/{'compact' if compact else 'classic'}"
+    return type_name
+
+
 def _overridable(field_type: FieldType | None) -> bool:
     return field_type is not None and not field_type.is_array and field_type.name in _OVERRIDABLE
 
