@@ -125,3 +125,15 @@ def test_a_vendor_copy_with_kafka_version_in_its_config(tmp_path: Path) -> None:
 def test_rules_explain_names_the_release() -> None:
     result = run_cli("rules", "explain", "KL218")
     assert result.returncode == 0 and "enforced since trunk" in result.stdout
+
+
+def test_a_header_versions_map_of_every_version_is_checked_entry_by_entry() -> None:
+    """Hostile input: 32,767 ranges. Every check does constant work per range (no loop over the versions a
+    range covers), so this lints in well under a second; each flexible version mapped to header 1 is one finding."""
+    top = 32766
+    ranges = {str(v): "1" for v in range(top)} | {f"{top}+": "2"}
+    spec = _request(validVersions=f"0-{top}", flexibleVersions="100+", headerVersions=ranges)
+    report = lint_texts({"ShelfScanRequest.json": json.dumps(spec)}, Config(profile="strict"), complete=False)
+    flexible = [f for f in report.findings if f.rule == "KL217"]
+    assert len(flexible) == top - 100 and flexible[0].message.startswith("version 100 is flexible")
+    assert not [f for f in report.findings if f.rule in ("KL213", "KL214", "KL258")]

@@ -15,8 +15,8 @@ from typing import Any
 from linter.engine.checks import _versioned, check
 from linter.engine.context import FileContext, Hit
 from linter.model.spec import RPC_TYPES, HeaderRange, MessageSpec
-from linter.model.traits import API_VERSIONS_KEY, implied_header_version
-from linter.model.versions import SHORT_MAX
+from linter.model.traits import API_VERSIONS_KEY, CONTROLLED_SHUTDOWN_KEY, implied_header_version
+from linter.model.versions import SHORT_MAX, Versions
 
 HIGHEST_HEADER = {"request": 2, "response": 1}  # HIGHEST_REQUEST_HEADER / HIGHEST_RESPONSE_HEADER
 FIRST_FLEXIBLE_HEADER = {"request": 2, "response": 1}
@@ -133,9 +133,9 @@ def header_versions_flexible(ctx: FileContext, options: dict[str, Any]) -> Itera
         return
     least = FIRST_FLEXIBLE_HEADER[message.type]
     for entry in _parsed(message) or ():
-        flexible = [v for v in entry.versions.intersect(message.versions) if message.flexible.contains(v)]
-        if flexible and entry.header < least:
-            yield Hit(_at(entry), f"version {flexible[0]} is flexible but maps to {message.type} header version "
+        flexible = entry.versions.intersect(message.versions).intersect(message.flexible)
+        if not flexible.empty and entry.header < least:
+            yield Hit(_at(entry), f"version {flexible.lowest} is flexible but maps to {message.type} header version "
                       f"{entry.header}; a flexible {message.type} must use header version {least} or higher")
 
 
@@ -155,13 +155,26 @@ def header_versions_match_flexible(ctx: FileContext, options: dict[str, Any]) ->
     """A version that is not flexible keeps the header flexibleVersions implies (request 1, response 0)."""
     message = _rpc_map(ctx)
     for entry in _parsed(message) or () if message is not None else ():
-        for version in entry.versions.intersect(message.versions):
+        for version in _non_flexible_samples(entry.versions.intersect(message.versions), message):
             implied = implied_header_version(message, version)
-            if not message.flexible.contains(version) and entry.header != implied:
+            if entry.header != implied:
                 yield Hit(_at(entry), f"version {version} is not flexible but maps to {message.type} header version "
                           f"{entry.header}; flexibleVersions implies {implied}, which every peer that predates "
                           "headerVersions uses")
                 break
+
+
+def _non_flexible_samples(versions: Versions, message: MessageSpec) -> list[int]:
+    """The versions whose implied header stands for all non-flexible ones of ``versions``: the first
+    below and the first above the flexible range, and ControlledShutdown's v0 (its own header).
+    Constant work per range, however wide: a hostile map cannot make this loop 32767 times per entry."""
+    if versions.empty:
+        return []
+    flexible = message.flexible
+    candidates = [versions.lowest, flexible.highest + 1 if not flexible.empty else versions.lowest]
+    if message.api_key == CONTROLLED_SHUTDOWN_KEY:
+        candidates.append(0)
+    return sorted({v for v in candidates if versions.contains(v) and not flexible.contains(v)})
 
 
 def implied_map(message: MessageSpec) -> str:

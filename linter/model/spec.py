@@ -10,6 +10,7 @@ binds what it can.
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterator
@@ -65,12 +66,21 @@ class HeaderVersions:
     """The ``headerVersions`` map (KIP-1313) in file order; ``lookup`` is the header of a version."""
 
     ranges: tuple[HeaderRange, ...]
+    _starts: tuple[int, ...] = field(default=(), compare=False, repr=False)
+    _sorted: tuple[HeaderRange, ...] = field(default=(), compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        parsed = sorted((r for r in self.ranges if r.versions is not None), key=lambda r: r.versions.lowest)
+        object.__setattr__(self, "_sorted", tuple(parsed))
+        object.__setattr__(self, "_starts", tuple(r.versions.lowest for r in parsed))
 
     def lookup(self, version: int) -> int | None:
-        for entry in self.ranges:
-            if entry.versions is not None and entry.versions.contains(version):
-                return entry.header
-        return None
+        """The header version of ``version``: a binary search over a valid map (a frame pays log n however
+        long it is); a map with gaps or overlaps (an error, KL213) is scanned in version order."""
+        index = bisect_right(self._starts, version) - 1
+        if index >= 0 and self._sorted[index].versions.contains(version):
+            return self._sorted[index].header
+        return next((r.header for r in self._sorted if r.versions.contains(version)), None)
 
 
 @dataclass(frozen=True, slots=True)
