@@ -23,28 +23,68 @@ class ReadProblem:
 
 
 @dataclass
-class SpecDocument:
-    """One spec file. ``value`` is ``None`` when ``problem`` says why it could not be read."""
+class _Parsed:
+    """What parsing a file's bytes gave: its text, its value or the problem, positions if they were needed."""
 
-    path: str
     text: str
     value: Any = None
     problem: ReadProblem | None = None
-    _positions: Positions | None = field(default=None, repr=False)
-    _lines: LineIndex | None = field(default=None, repr=False)
-    digest: str = ""  # of the file's bytes: the result cache's key
+    positions: Positions | None = None
+    clean: bool = False  # read by the fast path: no duplicate keys to look for
+
+
+class SpecDocument:
+    """One spec file. ``value`` is ``None`` when ``problem`` says why it could not be read.
+
+    The bytes are decoded and parsed on first use: a run whose findings all come from the result
+    cache (unchanged files) needs the digest and, for suppressions, the text, but never the value."""
+
+    def __init__(self, path: str, data: bytes = b"", parsed: _Parsed | None = None) -> None:
+        self.path = path
+        # of the bytes: the result cache's key; none for a file that could not be read (never cached)
+        self.digest = hashlib.blake2b(data, digest_size=16).hexdigest() if parsed is None else ""
+        self._data: bytes | None = data if parsed is None else None
+        self._parsed = parsed
+        self._text: str | None = parsed.text if parsed is not None else None
+        self._lines: LineIndex | None = None
+
+    @property
+    def text(self) -> str:
+        """The decoded text (decoded, not parsed, when only the text is asked for)."""
+        if self._text is None:
+            if self._parsed is not None:
+                self._text = self._parsed.text
+            else:
+                data = self._data or b""
+                self._text = "" if len(data) > MAX_SPEC_BYTES else decode_text(data)[0]
+        return self._text
+
+    @property
+    def value(self) -> Any:
+        return self._state().value
+
+    @property
+    def problem(self) -> ReadProblem | None:
+        return self._state().problem
+
+    def _state(self) -> _Parsed:
+        if self._parsed is None:
+            self._parsed = _parse(self._data or b"")
+            self._data = None
+        return self._parsed
 
     @property
     def positions(self) -> Positions:
         """Offsets of every key and value, computed once, the first time they are needed."""
-        if self._positions is None:
-            parser = PositionalParser(self.text)
+        state = self._state()
+        if state.positions is None:
+            parser = PositionalParser(state.text)
             try:
                 parser.parse()
             except (JsonSyntaxError, RecursionError):
                 pass  # positions recorded up to the error are still useful
-            self._positions = parser.positions
-        return self._positions
+            state.positions = parser.positions
+        return state.positions
 
     def line_col(self, offset: int) -> tuple[int, int]:
         if self._lines is None:
@@ -70,11 +110,10 @@ class SpecDocument:
 
     @property
     def duplicates(self) -> list[tuple[Path, int, int]]:
-        if self.value is None or self._clean:
+        state = self._state()
+        if state.value is None or state.clean:
             return []
         return self.positions.duplicates
-
-    _clean: bool = field(default=False, repr=False)
 
 
 def decode_text(data: bytes) -> tuple[str, ReadProblem | None]:
@@ -93,29 +132,27 @@ def decode_text(data: bytes) -> tuple[str, ReadProblem | None]:
 
 
 def read_document(path: str, data: bytes) -> SpecDocument:
-    """Parse spec bytes into a document; never raises for bad content."""
-    document = _parse(path, data)
-    document.digest = hashlib.blake2b(data, digest_size=16).hexdigest()
-    return document
+    """A document of spec bytes, parsed on first use; never raises for bad content."""
+    return SpecDocument(path, data)
 
 
-def _parse(path: str, data: bytes) -> SpecDocument:
+def _parse(data: bytes) -> _Parsed:
     if len(data) > MAX_SPEC_BYTES:
-        return SpecDocument(path, "", problem=ReadProblem("io", f"file is larger than {MAX_SPEC_BYTES} bytes"))
+        return _Parsed("", problem=ReadProblem("io", f"file is larger than {MAX_SPEC_BYTES} bytes"))
     text, problem = decode_text(data)
     if problem is not None:
-        return SpecDocument(path, text or "", problem=problem)
+        return _Parsed(text or "", problem=problem)
     value = fast_load(text)
     if value is not None:
-        return SpecDocument(path, text, value, _clean=True)
+        return _Parsed(text, value, clean=True)
     parser = PositionalParser(text)
     try:
         value = parser.parse()
     except JsonSyntaxError as exc:
-        return SpecDocument(path, text, problem=ReadProblem(exc.kind, exc.message, exc.offset), _positions=parser.positions)
+        return _Parsed(text, problem=ReadProblem(exc.kind, exc.message, exc.offset), positions=parser.positions)
     except RecursionError:
-        return SpecDocument(path, text, problem=ReadProblem("syntax", "nesting too deep", parser.pos))
-    return SpecDocument(path, text, value, _positions=parser.positions)
+        return _Parsed(text, problem=ReadProblem("syntax", "nesting too deep", parser.pos))
+    return _Parsed(text, value, positions=parser.positions)
 
 
 def load_document(file: FsPath | str, display: str | None = None) -> SpecDocument:
@@ -127,5 +164,5 @@ def load_document(file: FsPath | str, display: str | None = None) -> SpecDocumen
             size = os.fstat(handle.fileno()).st_size
             data = handle.read() if size <= MAX_SPEC_BYTES else handle.read(MAX_SPEC_BYTES + 1)
     except OSError as exc:
-        return SpecDocument(name, "", problem=ReadProblem("io", f"cannot read file: {exc.strerror or exc}"))
+        return SpecDocument(name, parsed=_Parsed("", problem=ReadProblem("io", f"cannot read file: {exc.strerror or exc}")))
     return read_document(name, data)
