@@ -659,8 +659,10 @@ def _never_present(spec: FieldSpec, parent: Versions) -> Iterator[Hit]:
         return
     current = parent.intersect(spec.versions)
     if current.empty:
+        below = " (all below the lowest valid version, as after a KIP-896 baseline: the field can go)" \
+            if spec.versions.highest < parent.lowest else ""
         yield Hit(spec.child("versions"), f"field {_field_label(spec)} has versions {spec.versions}, none of "
-                  f"which is valid here ({parent})")
+                  f"which is valid here ({parent}){below}")
         return
     for child in spec.fields:
         yield from _never_present(child, current)
