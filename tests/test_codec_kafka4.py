@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from headers import REQUEST_HEADER, RESPONSE_HEADER
-from conftest import require_shared, shared_path
+from conftest import require_shared, run_cli, shared_path
 
 from linter.codec import Codec, DecodeError
 from linter.codec.values import identical, random_value
@@ -190,3 +190,22 @@ def test_a_removed_api_has_no_version_to_encode() -> None:
     assert codec.spec("WidgetResetRequest").removed
     with pytest.raises(ValueError, match="was removed"):
         codec.encode("WidgetResetRequest", 0, {})
+
+
+def test_the_record_commands_round_trip_and_name_bad_bytes() -> None:
+    record = {"recordType": 7, "key": {"groupId": "g", "widgetId": 3}, "valueVersion": 1,
+              "value": {"count": 5, "updatedMs": 9}}
+    encoded = run_cli("codec", "record", "encode", "--specs", "fixtures/valid", stdin=json.dumps(record))
+    assert encoded.returncode == 0, encoded.stderr
+    key_hex, value_hex = encoded.stdout.split()
+    assert key_hex == "000700016700000003" and value_hex.startswith("0001")
+    decoded = run_cli("codec", "record", "decode", "--specs", "fixtures/valid", key_hex, value_hex)
+    assert decoded.returncode == 0 and json.loads(decoded.stdout) == {**record, "keyName": "WidgetLedgerKey",
+                                                                     "valueName": "WidgetLedgerValue"}
+    tombstone = run_cli("codec", "record", "decode", "--specs", "fixtures/valid", key_hex)
+    assert json.loads(tombstone.stdout)["value"] is None
+    broken = run_cli("codec", "record", "decode", "--specs", "fixtures/valid", key_hex[:-2])
+    assert broken.returncode == 1 and broken.stderr == "krpc-lint: error: byte 5 at key.WidgetId: int32 needs 4 bytes, only 3 left\n"
+    unknown = run_cli("codec", "record", "encode", "--specs", "fixtures/valid", stdin='{"recordType": 9, "key": {}}')
+    assert unknown.returncode == 1 and "no coordinator-key spec with apiKey 9" in unknown.stderr
+

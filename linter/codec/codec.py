@@ -176,6 +176,18 @@ class Codec:
         """
         return self._keyed("response", api_key)
 
+    def key_for(self, record_type: int) -> MessageSpec:
+        """The coordinator-key spec of a coordinator record type; ``KeyError`` when there is none.
+
+        >>> Codec.load("fixtures/valid").key_for(7).name
+        'WidgetLedgerKey'
+        """
+        return self._keyed("coordinator-key", record_type)
+
+    def value_for(self, record_type: int) -> MessageSpec:
+        """The coordinator-value spec of a coordinator record type; ``KeyError`` when there is none."""
+        return self._keyed("coordinator-value", record_type)
+
     def _keyed(self, kind: str, api_key: int) -> MessageSpec:
         try:
             return self._by_key[kind][api_key]
@@ -376,11 +388,11 @@ class Codec:
         >>> codec.decode_record(key, value).value
         {'count': 5}
         """
-        key_spec = self._keyed("coordinator-key", api_key)
+        key_spec = self.key_for(api_key)
         key_bytes = INT16.pack(api_key) + self.encode(key_spec.name, 0, key)
         if value is None:
             return key_bytes, None
-        value_spec = self._keyed("coordinator-value", api_key)
+        value_spec = self.value_for(api_key)
         version = value_spec.versions.highest if value_version is None else value_version
         return key_bytes, INT16.pack(version) + self.encode(value_spec.name, version, value)
 
