@@ -407,6 +407,9 @@ def _support(path: str, message: MessageSpec, include_unstable: bool) -> Support
     return Support(message.name or "", path, NONE if offered.empty else offered, unstable, message.removed)
 
 
+_MAX_TYPES = 16  # record types one pre-4.1 key may stand for (Kafka's most: OffsetCommitKey, 2); more is no key record
+
+
 def record_types(revision: Revision) -> dict[str, tuple[int, ...]]:
     """Pre-4.1 coordinator records (``data`` specs): value file -> record types, which were the versions
     of the ``*Key`` of the same name in the same directory (``OffsetCommitKey`` "0-1": types 0 and 1)."""
@@ -415,7 +418,8 @@ def record_types(revision: Revision) -> dict[str, tuple[int, ...]]:
     types = {}
     for path, message in revision.messages.items():
         if message.type == "data" and message.api_key is None and (message.name or "").endswith("Key") \
-                and message.versions is not None and not message.versions.empty:
+                and message.versions is not None and 0 < len(range(message.versions.lowest,
+                                                                   message.versions.highest + 1)) <= _MAX_TYPES:
             value = values.get((str(PurePosixPath(path).parent), message.name[:-3] + "Value"))
             if value is not None:
                 types[value] = tuple(message.versions)
