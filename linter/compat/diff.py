@@ -215,11 +215,10 @@ class MessageDiff:
         """The header version of each shared version (KIP-1313): a change reframes every message."""
         if old.type not in ("request", "response") or new.type != old.type:
             return
-        changed, declared = [], []
+        declared = []
         for version in shared:
             before, after = header_version(old, version), header_version(new, version)
             if before != after and version not in self.skipped:
-                changed.append(version)
                 self.record("header-version-changed", WIRE,
                             f"{old.type} header version {before} -> {after}: the framing of the version changes",
                             [version], ("headerVersions",) if new.header_versions is not None else ("flexibleVersions",))

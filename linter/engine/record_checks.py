@@ -51,11 +51,11 @@ def coordinator_record_complete(directory: DirectoryContext, options: dict[str, 
     if not directory.complete or any(ctx.message is None for ctx in directory.files):
         return  # an unreadable file may be the missing half
     keys, values = _by_api_key(directory, "coordinator-key"), _by_api_key(directory, "coordinator-value")
-    for have, other, table, missing in (("coordinator-key", "value", keys, values),
-                                        ("coordinator-value", "key", values, keys)):
+    for have, other, table, partners in (("coordinator-key", "value", keys, values),
+                                         ("coordinator-value", "key", values, keys)):
         for api_key, owners in sorted(table.items()):
             ctx, message = owners[0]
-            if api_key not in missing and have in ctx.target.message_types:
+            if api_key not in partners and have in ctx.target.message_types:
                 yield Hit(("apiKey",), f"coordinator record {api_key} has no {other}: {have} {message.name} has no "
                           f"coordinator-{other} with apiKey {api_key} in {directory.directory.name}/", file=ctx.path)
 
