@@ -170,3 +170,12 @@ def test_a_converted_key_is_cross_decoded_at_its_record_type() -> None:
     assert diff.compared_versions() == [0] and diff.old_version(0) == 10
     cross = CrossCodec(old, new, diff.renames, diff.old_version)
     assert all(cross.attempt(0, writer, seed) is None for writer in ("old", "new") for seed in range(8))
+
+
+def test_a_new_api_beside_the_removed_one_that_reserves_its_key_breaks(tmp_path: Path) -> None:
+    """The removed API's file stays (as Kafka keeps it) and a new API takes its apiKey: still a reuse."""
+    v1 = _write(tmp_path / "v1", LegacyRequest=_request(1000, "none"))
+    v2 = _write(tmp_path / "v2", LegacyRequest=_request(1000, "none"), ShinyRequest=_request(1000, "0-1"))
+    reused = _by_rule(compare(v1, v2, STRICT))["KL1014"]
+    assert [(f.message_name, f.versions) for f in reused] == [("ShinyRequest", (0, 1))]
+    assert reused[0].witness is not None and "LegacyRequest" in reused[0].witness["error"]

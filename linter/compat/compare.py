@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from linter.codec.errors import CodecError
-from linter.compat.diff import WIRE, Change, MessageDiff, Witness
+from linter.compat.diff import WIRE, Change, MessageDiff, Witness, reuse_message
 from linter.compat.layout import LayoutError
 from linter.compat.revision import Revision
 from linter.compat.witness import HEADER_NAMES, CrossCodec, Headers
@@ -119,13 +119,34 @@ def compare(old: Revision, new: Revision, *, released: Revision | None = None, w
     unreleased = Unreleased(old, released)
     unreadable = {"old": old.unreadable(), "new": new.unreadable()}
     headers = Headers(_header_specs(old), _header_specs(new))
+    reserved = {(m.type, m.api_key): m for m in old.messages.values() if m.removed and m.api_key is not None}
     for old_file, new_file in pair_messages(old.messages, new.messages):
         if (new_file is None and old_file in unreadable["new"]) or (old_file is None and new_file in unreadable["old"]):
             continue  # the other side's file exists but cannot be read: KL1091 says so, not added/removed
         pair = PairResult(old_file, new_file, old.messages.get(old_file), new.messages.get(new_file))
         _compare_pair(pair, unreleased, witnesses, cross_check, seed, headers)
+        if pair.old is None and not pair.new.removed:  # added beside a removed API that kept its apiKey
+            _reused(pair, reserved.get((pair.new.type, pair.new.api_key)), witnesses)
         results.append(pair)
     return CompatResult(old, new, results)
+
+
+def _reused(pair: PairResult, removed: MessageSpec | None, witnesses: bool) -> None:
+    if removed is None or removed.name == pair.new.name or pair.new.versions is None:
+        return
+    change = Change("api-key-reused", WIRE, pair.new.name or "?", reuse_message(removed, pair.new),
+                    tuple(pair.new.versions), json_path=("apiKey",))
+    if witnesses and change.versions:
+        change = replace(change, witness=_reuse_witness(removed, pair.new, change.versions[0]))
+    pair.changes.append(change)
+
+
+def _reuse_witness(removed: MessageSpec, new: MessageSpec, version: int) -> Witness:
+    """The apiKey bytes a peer of the new revision writes, which the old revision reserves for ``removed``."""
+    return Witness(version, "new", (new.api_key or 0).to_bytes(2, "big", signed=True).hex(), None,
+                   {"apiKey": new.api_key, "message": new.name},
+                   error=f"the old revision reserves apiKey {new.api_key} for removed {removed.name}, which has no "
+                         "version to read it with")
 
 
 def _compare_pair(pair: PairResult, unreleased: Unreleased, witnesses: bool, cross_check: int, seed: int,
@@ -174,11 +195,7 @@ def _witness_for(change: Change, cross: CrossCodec, pair: PairResult, seed: int,
     if change.rule == "header-version-changed":
         return cross.frame_witness(change.versions[0])
     if change.rule == "api-key-reused":
-        old_key = pair.old.api_key
-        return Witness(change.versions[0], "new", (old_key or 0).to_bytes(2, "big", signed=True).hex(),
-                       None, {"apiKey": old_key, "message": pair.new.name},
-                       error=f"the old revision reserves apiKey {old_key} for removed {pair.old.name}, which has no "
-                             f"version to read it with")
+        return _reuse_witness(pair.old, pair.new, change.versions[0])
     if change.rule == "api-key-changed":
         old_key, new_key = pair.old.api_key, pair.new.api_key
         return Witness(change.versions[0], "old", (old_key or 0).to_bytes(2, "big", signed=True).hex(),

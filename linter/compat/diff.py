@@ -89,6 +89,12 @@ def is_record_conversion(old: MessageSpec, new: MessageSpec) -> bool:
     return old.type == "data" and old.api_key is None and new.type in COORDINATOR_TYPES
 
 
+def reuse_message(removed: MessageSpec, new: MessageSpec) -> str:
+    """Why taking the apiKey a removed API reserves breaks peers (KAFKA-14552)."""
+    return (f"apiKey {new.api_key} was reserved by removed {removed.type} {removed.name}; {new.name} reuses it, so "
+            f"a peer that still sends {removed.name} is read as {new.name}")
+
+
 def effective_default(spec: FieldSpec) -> Any:
     """What a reader substitutes when the field is absent; the text itself when Java would not parse it."""
     if spec.type is None or spec.type.is_struct:
@@ -178,9 +184,7 @@ class MessageDiff:
             self.record("version-added", SAFE, f"removed {new.type} {new.name} restored with versions {new.versions}",
                         new.versions, ("validVersions",))
         else:
-            self.record("api-key-reused", WIRE,
-                        f"apiKey {new.api_key} was reserved by removed {old.type} {old.name}; {new.name} reuses it, so "
-                        f"a peer that still sends {old.name} is read as {new.name}", new.versions, ("apiKey",))
+            self.record("api-key-reused", WIRE, reuse_message(old, new), new.versions, ("apiKey",))
 
     def _converted(self, old: MessageSpec, new: MessageSpec) -> None:
         """KAFKA-18301: a ``data`` record became a coordinator record; bytes are compared, names are not."""
