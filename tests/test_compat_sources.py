@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from linter.compat.sources import READ_LIMIT, SourceError, against, kafka_spec_dirs, read_revision
+from linter.compat.sources import READ_LIMIT, SourceError, against, read_revision
 from linter.parse.document import MAX_SPEC_BYTES
 from gitrepo import commit, git, init_repo, isolate_git, write
 
@@ -48,16 +48,18 @@ def test_file_is_keyed_by_name_and_displayed_as_typed(repo: Path) -> None:
     assert read_revision("top.json", cwd=repo).display("top.json") == "top.json"
 
 
-def test_directory_is_recursive_and_skips_hidden_generated_and_non_json(tmp_path: Path) -> None:
-    write(tmp_path, "d/X.json", "{}")
-    write(tmp_path, "d/nested/deep/Y.json", "[]")
+def test_directory_is_recursive_and_skips_hidden_generated_non_json_and_non_specs(tmp_path: Path) -> None:
+    write(tmp_path, "d/X.json", FOO)
+    write(tmp_path, "d/nested/deep/Y.json", FOO)
+    write(tmp_path, "d/nested/src/main/resources/common/message/Broken.json", "[]")  # a spec location: kept
     for skipped in (".hidden/Z.json", ".git/G.json", ".venv/V.json", "node_modules/N.json", "build/B.json"):
-        write(tmp_path, f"d/{skipped}", "{}")
+        write(tmp_path, f"d/{skipped}", FOO)
     write(tmp_path, "d/notes.txt", "x")
     write(tmp_path, "d/X.json.bak", "x")
+    write(tmp_path, "d/workload.json", '{"class": "org.apache.kafka.trogdor.workload.ProduceBenchSpec"}')
     revision = read_revision("d", cwd=tmp_path)
-    assert list(revision.files) == ["X.json", "nested/deep/Y.json"]
-    assert revision.files["nested/deep/Y.json"] == b"[]"
+    assert list(revision.files) == ["X.json", "nested/deep/Y.json", "nested/src/main/resources/common/message/Broken.json"]
+    assert revision.files["nested/deep/Y.json"] == FOO.encode()
     assert revision.display("nested/deep/Y.json") == "d/nested/deep/Y.json"
     assert read_revision("d/", cwd=tmp_path).prefix == "d/"  # no doubled slash
 
@@ -101,9 +103,10 @@ def test_ref_directory_lists_specs_with_the_same_filter_as_disk(repo: Path) -> N
 
 def test_ref_with_empty_path_is_the_whole_tree(repo: Path) -> None:
     revision = read_revision("HEAD:", cwd=repo)
-    assert list(revision.files) == ["specs/FooRequest.json", "specs/nested/BarResponse.json", "top.json"]
+    assert list(revision.files) == ["specs/FooRequest.json", "specs/nested/BarResponse.json"]  # top.json is no spec
     assert revision.label == "HEAD:"
-    assert revision.display("top.json") == "HEAD:top.json"
+    assert revision.display("specs/FooRequest.json") == "HEAD:specs/FooRequest.json"
+    assert read_revision("HEAD:top.json", cwd=repo).files == {"top.json": b"{}"}  # named: always read
 
 
 def test_ref_path_is_relative_to_the_top_and_dot_slash_to_cwd(repo: Path) -> None:
@@ -118,11 +121,11 @@ def test_ref_path_is_relative_to_the_top_and_dot_slash_to_cwd(repo: Path) -> Non
 
 def test_oversize_blob_is_capped_and_the_next_blob_still_reads_whole(repo: Path) -> None:
     (repo / "big").mkdir()
-    (repo / "big/A_Big.json").write_bytes(b" " * (MAX_SPEC_BYTES + 5000))
+    (repo / "big/A_Big.json").write_bytes(b'{"name": "Big", "apiKey": 1, ' + b" " * (MAX_SPEC_BYTES + 5000))
     write(repo, "big/B_Small.json", BAR)
     commit(repo)
     revision = read_revision("HEAD:big", cwd=repo)
-    assert len(revision.files["A_Big.json"]) == READ_LIMIT
+    assert len(revision.files["A_Big.json"]) == READ_LIMIT  # a spec by its head, read to the parser's limit
     assert revision.files["B_Small.json"] == BAR.encode()  # the stream stayed in step past the skipped bytes
 
 
@@ -192,7 +195,7 @@ def test_git_not_installed(repo: Path, tmp_path: Path, monkeypatch: pytest.Monke
 
 def test_against_pairs_the_same_keys_on_both_sides(repo: Path) -> None:
     write(repo, "specs/FooRequest.json", '{"name": "FooRequest", "apiKey": 99}')
-    write(repo, "specs/NewRequest.json", '{"name": "NewRequest"}')  # untracked: only on the new side
+    write(repo, "specs/NewRequest.json", '{"name": "NewRequest", "apiKey": 3}')  # untracked: only on the new side
     old, new = against("HEAD", ["specs"], cwd=repo)
     paired = ["specs/FooRequest.json", "specs/nested/BarResponse.json"]
     assert list(old.files) == paired
@@ -239,26 +242,23 @@ def test_head_before_the_first_commit_is_empty_so_everything_is_added(tmp_path: 
         against("main", ["specs"], cwd=root)
 
 
-def test_kafka_spec_dirs_are_the_default_paths(tmp_path: Path) -> None:
+def test_without_paths_every_spec_of_the_tree_is_compared_and_other_json_is_not(tmp_path: Path) -> None:
     root = init_repo(tmp_path / "kafka")
-    for rel in ("clients/src/main/resources/common/message/FooRequest.json",
-                "metadata/src/main/resources/common/metadata/BarRecord.json",
-                "clients/src/test/resources/common/message/BarResponse.json",
-                "storage/src/main/resources/message/BazRecord.json",
-                "clients/src/main/resources/other/X.json", "clients/src/main/resources/common/other/Y.json",
-                "package.json"):
+    specs = ["clients/src/main/resources/common/message/FooRequest.json",
+             "clients/src/test/resources/common/message/BarResponse.json",
+             "metadata/src/main/resources/common/metadata/BarRecord.json",
+             "storage/src/main/resources/message/BazRecord.json"]
+    for rel in specs:
         write(root, rel, FOO)
+    write(root, "core/src/main/resources/common/message/MovedRecord.json", FOO)  # its module goes away below
+    for rel in ("clients/src/main/resources/other/X.json", "tests/spec/workload.json", "package.json"):
+        write(root, rel, '{"class": "Workload", "durationMs": 1000}')
     commit(root)
-    assert kafka_spec_dirs(str(root)) == ["clients/src/main/resources/common/message",
-                                          "clients/src/test/resources/common/message",
-                                          "metadata/src/main/resources/common/metadata",
-                                          "storage/src/main/resources/message"]
+    (root / "core/src/main/resources/common/message/MovedRecord.json").unlink()
     old, new = against("HEAD", cwd=root)
-    assert sorted(new.files) == sorted(old.files) == [
-        "clients/src/main/resources/common/message/FooRequest.json",
-        "clients/src/test/resources/common/message/BarResponse.json",
-        "metadata/src/main/resources/common/metadata/BarRecord.json",
-        "storage/src/main/resources/message/BazRecord.json"]
+    assert sorted(new.files) == sorted(specs)
+    assert sorted(old.files) == sorted([*specs, "core/src/main/resources/common/message/MovedRecord.json"])
+    assert "package.json" in new.others and "tests/spec/workload.json" in old.others
 
 
 def test_symlinks_are_skipped_on_both_sides_so_they_pair(repo: Path) -> None:

@@ -97,7 +97,7 @@ def test_json_shape(mixed):
         "path": "specs/A.json", "line": 3, "col": 7, "message": "invalid field name", "hint": "Rename the field.",
     }
     assert data["summary"] == {"files": 3, "findings": 3, "errors": 1, "warnings": 1, "infos": 1,
-                               "suppressed": 0, "baselined": 0}
+                               "suppressed": 0, "baselined": 0, "skipped": 0}
 
 
 def test_json_keeps_unicode():

@@ -23,7 +23,7 @@ from pathlib import Path
 from linter.compat.api import compare_result
 from linter.compat.changelog import Changelog, changelog
 from linter.compat.report import compat_ruleset, to_report
-from linter.compat.sources import SourceError, against, check_ref, first_line, kafka_spec_dirs, run_git
+from linter.compat.sources import SourceError, against, check_ref, first_line, run_git
 from linter.engine.config import Config, ConfigError, load_config
 from linter.engine.findings import Finding, Report
 from linter.engine.levels import SEVERITIES
@@ -129,7 +129,7 @@ class Outcome:
 def check(inputs: Inputs, env: Mapping[str, str]) -> Outcome:
     """Lint the paths, and compare them with the base when there is one."""
     config = _config(inputs)
-    paths = list(inputs.paths) or kafka_spec_dirs(".") or ["."]
+    paths = list(inputs.paths) or ["."]  # linter.parse.discovery tells the specs from other JSON
     lint_report = lint(paths, config)
     base, why = (inputs.against, "the `against` input") if inputs.against else (base_of_event(env) or ("", ""))
     if not base:

@@ -27,7 +27,7 @@ def _revisions(paths: tuple[str, ...], against: str | None):
 
     try:
         if against is not None:
-            return against_ref(against, list(paths) or ["."])
+            return against_ref(against, list(paths))  # none: Kafka's spec directories, else "."
         if len(paths) != 2:
             raise click.UsageError("give OLD and NEW (files, directories or REF:path), or --against REF [PATHS]")
         return read_revision(paths[0]), read_revision(paths[1])

@@ -133,6 +133,7 @@ def _load_config(config_file: str | None) -> Config:
               help="Write the report to this file instead of standard output.")
 @click.option("--color/--no-color", default=None,
               help="Colour the text report (default: when standard output is a terminal and NO_COLOR is unset).")
+@click.option("--allow-empty", is_flag=True, help="A directory without spec files is not an error (exit 0).")
 @click.option("--no-cache", is_flag=True, help="Check every file again instead of reusing unchanged files' findings.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None, envvar="KRPC_LINT_CACHE_DIR",
               help="Where findings are cached (default: ~/.cache/krpc-lint).")
@@ -140,7 +141,8 @@ def _load_config(config_file: str | None) -> Config:
 def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: str | None, kafka_version: str | None,
                  fail_on: str | None, select: tuple[str, ...], ignore: tuple[str, ...],
                  config_file: str | None, baseline: str | None, write_baseline: str | None,
-                 output: str | None, color: bool | None, no_cache: bool, cache_dir: str | None) -> None:
+                 output: str | None, color: bool | None, allow_empty: bool, no_cache: bool,
+                 cache_dir: str | None) -> None:
     """Lint spec files and directories (directories are searched for *.json)."""
     from linter.engine.runner import collect_files, display_paths, lint, select_rules
     from linter.report.formats import render
@@ -154,8 +156,9 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
         ignore=(*config.ignore, *ignore) if ignore else None,
         baseline=baseline,
         cache_dir=None if no_cache else (cache_dir or str(_default_cache_dir())),
+        allow_empty=allow_empty or None,
     )
-    files = collect_files(paths, config)[0] if (output or write_baseline or fmt == "junit") else []
+    files = collect_files(paths, config).files if (output or write_baseline or fmt == "junit") else []
     if write_baseline:
         _refuse_to_overwrite(write_baseline, files, [config.source])
         report = lint(paths, replace(config, baseline=None))

@@ -115,6 +115,7 @@ class Unreleased:
 def compare(old: Revision, new: Revision, *, released: Revision | None = None, witnesses: bool = True,
             cross_check: int = DEFAULT_CROSS_CHECK, seed: int = 0) -> CompatResult:
     """Every change between two revisions, with witnesses for wire breaks and cross-checked verdicts."""
+    old, new = old.aligned_with(new), new.aligned_with(old)
     results = []
     unreleased = Unreleased(old, released)
     unreadable = {"old": old.unreadable(), "new": new.unreadable()}

@@ -26,6 +26,16 @@ class Revision:
     label: str
     files: dict[str, bytes] = field(hash=False)
     prefix: str = ""
+    others: dict[str, bytes] = field(default_factory=dict, hash=False)  # walked JSON that is not a spec
+
+    def aligned_with(self, other: Revision) -> Revision:
+        """This revision, also reading as specs the files that ``other`` has as specs at the same path (a
+        spec broken beyond recognition on one side is still that spec, and reported as unreadable)."""
+        moved = {rel: data for rel, data in self.others.items() if rel in other.files}
+        if not moved:
+            return self
+        rest = {rel: data for rel, data in self.others.items() if rel not in moved}
+        return Revision(self.label, dict(sorted({**self.files, **moved}.items())), self.prefix, rest)
 
     def display(self, relative: str) -> str:
         return f"{self.prefix}{relative}"

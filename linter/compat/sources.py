@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import IO
 
 from linter.compat.revision import Revision
+from linter.parse.discovery import is_spec, json_files, skipped_dir
 from linter.parse.document import MAX_SPEC_BYTES
 
-SKIPPED_DIRS = frozenset({".git", ".venv", "node_modules", "build", "__pycache__"})
 # One byte past the parser's limit: enough for it to report the file as too large.
 READ_LIMIT = MAX_SPEC_BYTES + 1
 _CHUNK = 1 << 20
@@ -63,7 +63,7 @@ def against(
     """``(REF, working tree)`` at the same ``paths``, keyed alike (relative to cwd) so files pair up.
 
     A path may be missing on one side (added or deleted since REF), not on both. Without
-    ``paths``: Kafka's spec directories in the working tree when there are any, else ``.``.
+    ``paths``: ``.``, whose specs ``linter.parse.discovery`` tells from other JSON on both sides.
     """
     base = _base(cwd)
     check_ref(ref)
@@ -71,39 +71,32 @@ def against(
     tree = git.tree(ref)
     old: dict[str, str] = {}
     new: dict[str, bytes] = {}
-    for arg in paths or kafka_spec_dirs(base) or (".",):
+    named: set[str] = set()  # files named one by one: read whatever they hold
+    for arg in paths or (".",):
         key = _relative(arg, base)
         on_disk = _working_files(os.path.join(base, key), key)
         at_ref = git.entries(tree, git.repo_path(key, from_cwd=True), key)
         if on_disk is None and at_ref is None:
             raise SourceError(f"{arg}: no such file or directory, neither in the working tree nor at {ref}")
+        if key in (on_disk or {}) or key in (at_ref or {}):
+            named.add(key)
         new.update(on_disk or {})
         old.update(at_ref or {})
+    old_specs, old_others = _split_walked(git.read_named(old), named)
+    new_specs, new_others = _split_walked(new, named)
     # Keys are relative to cwd, so below the top the old side needs git's "./" to read back right.
-    old_side = Revision(ref, git.read_named(old), f"{ref}:./" if git.here else f"{ref}:")
-    return old_side, Revision("working tree", dict(sorted(new.items())), "")
+    old_side = Revision(ref, old_specs, f"{ref}:./" if git.here else f"{ref}:", old_others)
+    return old_side, Revision("working tree", new_specs, "", new_others)
+
+
+def _split_walked(files: dict[str, bytes], named: set[str]) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """``_split`` for the files found in directories; files named one by one are specs whatever they hold."""
+    specs, others = _split({k: v for k, v in files.items() if k not in named})
+    specs.update((k, v) for k, v in files.items() if k in named)
+    return dict(sorted(specs.items())), others
 
 
 # -- disk ---------------------------------------------------------------------------------
-
-
-def kafka_spec_dirs(base: str) -> list[str]:
-    """The spec directories of a Kafka checkout: ``[module/]src/{main,test}/resources/common/{message,metadata}``,
-    and ``resources/message`` (Kafka's storage module has no ``common/``).
-
-    Other JSON in a repository (build files, test data) is not a spec, so a whole checkout is
-    never read as one.
-    """
-    found = []
-    for pattern in ("src/*/resources/common/*", "*/src/*/resources/common/*", "src/*/resources/message",
-                    "*/src/*/resources/message"):
-        for path in sorted(glob.glob(pattern, root_dir=base)):
-            parts = path.replace(os.sep, "/").split("/")
-            stage = parts[-4] if parts[-2] == "common" else parts[-3]
-            if stage in ("main", "test") and parts[-1] in ("message", "metadata") \
-                    and os.path.isdir(os.path.join(base, path)):
-                found.append("/".join(parts))
-    return sorted(found)
 
 
 def _base(cwd: str | os.PathLike[str] | None) -> str:
@@ -113,7 +106,8 @@ def _base(cwd: str | os.PathLike[str] | None) -> str:
 def _disk_revision(arg: str, path: str) -> Revision:
     """A directory (every spec below it) or a single file, displayed as typed."""
     if os.path.isdir(path):
-        return Revision(arg, _walk(path, ""), arg if arg.endswith("/") else f"{arg}/")
+        specs, others = _split(_walk(path, ""))
+        return Revision(arg, specs, arg if arg.endswith("/") else f"{arg}/", others)
     if os.path.isfile(path):
         name = os.path.basename(arg)
         return Revision(arg, {name: _read_file(path, arg)}, arg[: len(arg) - len(name)])
@@ -130,17 +124,21 @@ def _working_files(path: str, key: str) -> dict[str, bytes] | None:
 
 
 def _walk(top: str, under: str) -> dict[str, bytes]:
-    """Every wanted ``*.json`` below ``top``; symlinks are skipped, as in git trees, so both sides agree."""
+    """Every ``*.json`` below ``top``, outside skipped directories; symlinks are skipped, as in git trees,
+    so both sides agree (``_split`` tells specs from other JSON)."""
     files: dict[str, bytes] = {}
-    for dirpath, dirnames, filenames in os.walk(top, onerror=_walk_error):
-        dirnames[:] = sorted(d for d in dirnames if not _skipped_dir(d))
+    for dirpath, names in json_files(top, _walk_error):
         rel_dir = os.path.relpath(dirpath, top).replace(os.sep, "/")
-        for name in filenames:
-            full = os.path.join(dirpath, name)
-            if name.endswith(".json") and os.path.isfile(full) and not os.path.islink(full):
-                rel = _join(under, name if rel_dir == "." else f"{rel_dir}/{name}")
-                files[rel] = _read_file(full, rel)
+        for name in names:
+            rel = _join(under, name if rel_dir == "." else f"{rel_dir}/{name}")
+            files[rel] = _read_file(os.path.join(dirpath, name), rel)
     return dict(sorted(files.items()))
+
+
+def _split(files: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """The files of a walked directory or tree: (specs, other JSON), by ``linter.parse.discovery``'s rule."""
+    specs = {rel: data for rel, data in files.items() if is_spec(rel, lambda data=data: data)}
+    return specs, {rel: data for rel, data in files.items() if rel not in specs}
 
 
 def _walk_error(exc: OSError) -> None:
@@ -158,14 +156,10 @@ def _read_file(path: str, shown: str) -> bytes:
         raise SourceError(f"{shown}: cannot read file: {exc.strerror or exc}") from exc
 
 
-def _skipped_dir(name: str) -> bool:
-    return name.startswith(".") or name in SKIPPED_DIRS
-
-
 def _wanted(rel: str) -> bool:
     """A spec file, not below a hidden or generated directory (the same rule as ``_walk``)."""
     *dirs, name = rel.split("/")
-    return name.endswith(".json") and not any(_skipped_dir(d) for d in dirs)
+    return name.endswith(".json") and not any(skipped_dir(d) for d in dirs)
 
 
 def _join(under: str, rel: str) -> str:
@@ -194,7 +188,8 @@ def _git_revision(arg: str, ref: str, spec: str, base: str) -> Revision:
     oid, kind = found
     shown = spec.rstrip("/")
     if kind == "tree":
-        return Revision(arg, git.read_named(git.list_specs(oid)), f"{ref}:{shown}/" if shown else f"{ref}:")
+        specs, others = _split(git.read_named(git.list_specs(oid)))
+        return Revision(arg, specs, f"{ref}:{shown}/" if shown else f"{ref}:", others)
     if kind == "blob":
         name = posixpath.basename(shown)
         return Revision(arg, git.read_named({name: oid}), f"{ref}:{shown[: len(shown) - len(name)]}")

@@ -85,6 +85,7 @@ class Config:
     per_path: tuple[PathOverride, ...] = ()
     source: str | None = None
     cache_dir: str | None = None  # reuse findings of unchanged files (the CLI sets it; the API does not)
+    allow_empty: bool = False  # a directory without specs is fine (``--allow-empty``), not a usage error
 
     def with_overrides(self, **changes: Any) -> Config:
         """CLI flags: only the ones given (not None) replace the configured values.

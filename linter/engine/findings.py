@@ -89,6 +89,7 @@ class Report:
     files: int = 0
     suppressed: int = 0
     baselined: int = 0
+    skipped: int = 0  # JSON files in the directories given that are not specs (linter.parse.discovery)
 
     @property
     def summary(self) -> dict[str, Any]:
@@ -96,7 +97,7 @@ class Report:
 
         >>> from linter import lint
         >>> lint("fixtures/invalid/KL301-field-name-pattern.json").summary
-        {'files': 1, 'findings': 2, 'errors': 1, 'warnings': 1, 'infos': 0, 'suppressed': 0, 'baselined': 0}
+        {'files': 1, 'findings': 2, 'errors': 1, 'warnings': 1, 'infos': 0, 'suppressed': 0, 'baselined': 0, 'skipped': 0}
         """
         counts = Counter(f.severity for f in self.findings)
         return {
@@ -107,6 +108,7 @@ class Report:
             "infos": counts.get("info", 0),
             "suppressed": self.suppressed,
             "baselined": self.baselined,
+            "skipped": self.skipped,
         }
 
     def failed(self, fail_on: str = "error") -> bool:

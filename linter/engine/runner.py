@@ -6,6 +6,7 @@ import gc
 import os
 from collections import defaultdict
 from contextlib import contextmanager
+from dataclasses import dataclass
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -18,9 +19,9 @@ from linter.engine.findings import Finding, Report
 from linter.engine.rules import Rule, RuleSet, builtin_pack_dir, load_pack
 from linter.engine.suppress import apply_baseline, parse_suppressions, read_baseline
 from linter.model.targets import TARGETS, KafkaTarget, target
+from linter.parse.discovery import walk
 from linter.parse.document import load_document, read_document
 
-_SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", "build", ".tox"}
 
 
 class UsageError(ValueError):
@@ -91,26 +92,44 @@ def kafka_target(config: Config) -> KafkaTarget:
         raise UsageError(f"unknown kafka version {config.kafka_version!r} (known: {', '.join(TARGETS)})") from None
 
 
-def collect_files(paths: Sequence[str | os.PathLike], config: Config) -> tuple[list[Path], set[Path]]:
-    """Spec files to lint, and the directories given whole (so completeness checks may run)."""
+@dataclass
+class Collected:
+    """The spec files to lint, the directories given whole (so completeness checks may run), and the
+    JSON files of those directories that are not specs (skipped, counted)."""
+
+    files: list[Path]
+    complete: set[Path]
+    skipped: int = 0
+
+
+def collect_files(paths: Sequence[str | os.PathLike], config: Config) -> Collected:
+    """Spec files to lint: files as given, directories by ``linter.parse.discovery``.
+
+    A directory that holds no spec at all is a ``UsageError`` (nothing would be checked) unless
+    ``config.allow_empty``."""
     files: list[Path] = []
     complete: set[Path] = set()
+    skipped = 0
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            for root, dirs, names in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
-                root_path = Path(root)
-                specs = [root_path / n for n in sorted(names) if n.endswith(".json")]
-                if specs:
-                    complete.add(root_path.resolve())
-                files.extend(specs)
+            found = walk(str(path))
+            files.extend(Path(spec) for spec in found.specs)
+            complete.update(Path(directory).resolve() for directory in found.dirs)
+            skipped += len(found.skipped)
+            if not found.specs and not config.allow_empty:
+                raise UsageError(f"{raw}: no spec files here ({_plural(len(found.skipped), 'other JSON file')} "
+                                 "skipped); give the spec directory, or --allow-empty to accept none")
         elif path.is_file():
             files.append(path)
         else:
             raise UsageError(f"{raw}: no such file or directory")
     unique = list(dict.fromkeys(f for f in files if not config.excluded(str(f))))
-    return unique, complete
+    return Collected(unique, complete, skipped)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def display_paths(files: Sequence[Path]) -> list[str]:
@@ -161,12 +180,14 @@ def lint_with_contexts(paths: Sequence[str | os.PathLike] | str,
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     ruleset = select_rules(config)
-    files, complete = collect_files(paths, config)
+    collected = collect_files(paths, config)
     with _gc_paused():
         target = kafka_target(config)
         contexts = [FileContext(load_document(f, name), target)
-                    for f, name in zip(files, display_paths(files), strict=True)]
-        return lint_contexts(contexts, ruleset, config, complete={str(d) for d in complete}), contexts
+                    for f, name in zip(collected.files, display_paths(collected.files), strict=True)]
+        report = lint_contexts(contexts, ruleset, config, complete={str(d) for d in collected.complete})
+        report.skipped = collected.skipped
+        return report, contexts
 
 
 @contextmanager

@@ -50,7 +50,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import NamedTuple
 
-from linter.compat.sources import SKIPPED_DIRS, SourceError, _Git, check_ref, first_line, run_git
+from linter.compat.sources import SourceError, _Git, check_ref, first_line, run_git
+from linter.parse.discovery import SKIPPED_DIRS
 
 # Kafka's spec directories, in any module or at the top (``**/`` also matches no directory);
 # ``storage`` keeps its specs in ``resources/message``, without ``common``.

@@ -411,7 +411,7 @@ class SpecTexts:
 
         root = Path(path)
         try:
-            found, _ = collect_files([root], Config(profile="kafka"))
+            found = collect_files([root], Config(profile="kafka")).files
         except UsageError as exc:
             raise SpecError(str(exc)) from None
         files = tuple((file.relative_to(root).as_posix() if root.is_dir() else file.name, file.read_bytes())

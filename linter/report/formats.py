@@ -31,7 +31,8 @@ COMPAT_KEYS = ("message_name", "versions", "released", "witness")  # krpc-lint c
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 _GITHUB_COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
-_PLURAL = {"error": "errors", "warning": "warnings", "info": "infos", "file": "files"}
+_PLURAL = {"error": "errors", "warning": "warnings", "info": "infos", "file": "files",
+           "other JSON file": "other JSON files"}
 # Characters XML 1.0 cannot carry at all, even escaped.
 _XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -79,6 +80,8 @@ def summary_line(report: Report) -> str:
     summary = report.summary
     files = _plural(summary["files"], "file")
     hidden = [f"{summary[key]} {key}" for key in ("suppressed", "baselined") if summary[key]]
+    if summary.get("skipped"):
+        hidden.append(f"{_plural(summary['skipped'], 'other JSON file')} skipped")
     tail = f" ({', '.join(hidden)})" if hidden else ""
     if not report.findings:
         return f"All checks passed: {files}{tail}."

@@ -1,0 +1,91 @@
+"""Which files are specs: the one rule every command walks by (lint, compat, the Action, audit).
+
+A file named on the command line is always read. Inside a directory a ``*.json`` file is a spec
+when it lies in one of Kafka's spec locations (``[module/]src/{main,test}/resources/common/{message,
+metadata}``, or ``resources/message`` as Kafka's storage module has it), or, anywhere else, when its
+content looks like a message spec (a vendor's copy, a fixture). Other JSON in a repository (build
+files, test workloads, native-image configs) is skipped and counted, never an error. Hidden,
+virtual-env and build directories are never entered, and links are not followed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", "build", ".tox"})
+_SNIFF_BYTES = 64 * 1024  # enough to see the top-level keys of any real spec (Kafka's largest: ~30 KB)
+_SPEC_KEYS = (b'"validVersions"', b'"apiKey"', b'"flexibleVersions"')
+
+
+def skipped_dir(name: str) -> bool:
+    """A directory no walk enters: hidden, version control, virtual envs, build output."""
+    return name.startswith(".") or name in SKIPPED_DIRS
+
+
+def in_spec_location(path: str) -> bool:
+    """Whether ``path`` (a file) lies directly in one of Kafka's spec directories."""
+    dirs = path.replace(os.sep, "/").split("/")[:-1]
+    common = dirs[-5:]  # src/{main,test}/resources/common/{message,metadata}
+    if len(common) == 5 and common[0] == "src" and common[2:4] == ["resources", "common"]:
+        return common[1] in ("main", "test") and common[4] in ("message", "metadata")
+    storage = dirs[-4:]  # src/{main,test}/resources/message
+    return len(storage) == 4 and storage[0] == "src" and storage[1] in ("main", "test") \
+        and storage[2:] == ["resources", "message"]
+
+
+def looks_like_spec(data: bytes) -> bool:
+    """A message spec by its content: a JSON object with a ``name`` and a spec key (``validVersions``,
+    ``apiKey`` or ``flexibleVersions``). A cheap, linear sniff of its start, so that a broken spec is
+    still linted and a workload or build file is not."""
+    head = data[:_SNIFF_BYTES].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not head.startswith((b"{", b"/")):  # an object, possibly after a licence comment
+        return False
+    return b'"name"' in head and any(key in head for key in _SPEC_KEYS)
+
+
+def is_spec(path: str, read: Callable[[], bytes]) -> bool:
+    """A ``*.json`` file found in a directory: by its location, else by its content (``read`` is only
+    called then)."""
+    return path.endswith(".json") and (in_spec_location(path) or looks_like_spec(read()))
+
+
+@dataclass
+class Walk:
+    """The specs below a directory (paths joined to it, sorted) and the JSON files skipped as not specs."""
+
+    specs: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    dirs: list[str] = field(default_factory=list)  # directories holding specs
+
+
+def walk(top: str, onerror: Callable[[OSError], None] | None = None) -> Walk:
+    """Every spec file below ``top`` (symlinks are not followed, as git trees do not)."""
+    found = Walk()
+    for dirpath, names in json_files(top, onerror):
+        specs = [path for path in (os.path.join(dirpath, n) for n in names)
+                 if is_spec(path, lambda path=path: _head(path))]
+        found.specs.extend(specs)
+        found.skipped.extend(os.path.join(dirpath, n) for n in names if os.path.join(dirpath, n) not in specs)
+        if specs:
+            found.dirs.append(dirpath)
+    return found
+
+
+def json_files(top: str, onerror: Callable[[OSError], None] | None = None) -> Iterator[tuple[str, list[str]]]:
+    """Each directory below ``top`` (sorted, skipped ones left out) with its regular ``*.json`` files."""
+    for dirpath, dirnames, filenames in os.walk(top, onerror=onerror):
+        dirnames[:] = sorted(d for d in dirnames if not skipped_dir(d))
+        names = sorted(n for n in filenames if n.endswith(".json")
+                       and os.path.isfile(os.path.join(dirpath, n)) and not os.path.islink(os.path.join(dirpath, n)))
+        if names:
+            yield dirpath, names
+
+
+def _head(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(_SNIFF_BYTES)
+    except OSError:
+        return b"{}"  # unreadable: not provably a spec; reading it as one reports the error (when named)

@@ -1,0 +1,89 @@
+"""krpc-lint where Kafka contributors run it: inside a clone of Kafka's real history
+(``../shared/kafka-history/kafka-json.bundle``), where specs live among other JSON (Trogdor workloads,
+native-image configs), and in a vendor's copy. One file discovery decides what is a spec everywhere."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import require_shared, run_cli
+from gitrepo import git
+
+from linter.parse.discovery import in_spec_location, looks_like_spec
+
+
+@pytest.fixture(scope="module")
+def kafka(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A clone of the bundle with trunk checked out (as a contributor has it)."""
+    bundle = require_shared("kafka-history", "kafka-json.bundle")
+    clone = tmp_path_factory.mktemp("kafka") / "kafka"
+    subprocess.run(["git", "clone", "-q", str(bundle), str(clone)], check=True, capture_output=True)
+    return clone
+
+
+def _other_json(kafka: Path) -> list[str]:
+    return [path for path in git(kafka, "ls-files", "*.json").split() if not in_spec_location(path)]
+
+
+def test_lint_dot_reads_only_the_specs(kafka: Path) -> None:
+    others = _other_json(kafka)
+    assert any(p.startswith("tests/spec/") for p in others) and any(p.startswith("docker/") for p in others)
+    result = run_cli("lint", "--no-cache", "--format", "json", ".", cwd=kafka)
+    assert result.returncode == 0, result.stdout[-2000:]
+    report = json.loads(result.stdout)
+    assert all(in_spec_location(f["path"]) for f in report["findings"]), report["findings"]
+    assert report["summary"]["skipped"] == len(others)
+    text = run_cli("lint", ".", cwd=kafka).stdout
+    assert text.rstrip().endswith(f"({len(others)} other JSON files skipped).")
+
+
+def test_compat_against_a_release_reads_only_the_specs(kafka: Path) -> None:
+    result = run_cli("compat", "--against", "3.8.0", "--format", "json", cwd=kafka)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr
+    findings = json.loads(result.stdout)["findings"]
+    assert findings and all(in_spec_location(f["path"]) for f in findings)
+    assert not [f for f in findings if f["category"] == "WIRE_BREAKING"]
+    dot = run_cli("compat", "--against", "3.8.0", ".", "--format", "json", cwd=kafka)  # "." explicitly: the same
+    assert dot.returncode == 0 and json.loads(dot.stdout)["findings"] == findings
+
+
+def test_a_vendor_copy_with_other_json_beside_it(tmp_path: Path) -> None:
+    source = require_shared("kafka-specs", "4.3", "clients", "src", "main", "resources", "common", "message")
+    vendored = tmp_path / "kafka" / "protocol" / "schemas"
+    shutil.copytree(source, vendored / "resources")
+    (vendored / "package.json").write_text('{"name": "schemas", "version": "1.0.0"}')
+    (vendored / "resources" / "index.json").write_text('["FetchRequest.json"]')
+    result = run_cli("lint", "--no-cache", "--profile", "kafka", "kafka", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout[-2000:]
+    assert "All checks passed: 108 files (2 other JSON files skipped)." in result.stdout
+
+
+def test_a_directory_without_specs_is_a_usage_error_unless_allowed(tmp_path: Path) -> None:
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "settings.json").write_text('{"retries": 3}')
+    empty = run_cli("lint", "conf", cwd=tmp_path)
+    assert empty.returncode == 2 and "conf: no spec files here (1 other JSON file skipped)" in empty.stderr
+    allowed = run_cli("lint", "--allow-empty", "conf", cwd=tmp_path)
+    assert allowed.returncode == 0 and "0 files (1 other JSON file skipped)" in allowed.stdout
+
+
+def test_a_named_file_is_always_read(tmp_path: Path) -> None:
+    (tmp_path / "odd.json").write_text('{"retries": 3}')
+    result = run_cli("lint", "odd.json", cwd=tmp_path)
+    assert result.returncode == 1 and "KL105" in result.stdout  # read as a spec: it has no name or type
+
+
+@pytest.mark.parametrize(("text", "spec"), [
+    (b'// licence\n{\n  "apiKey": 1, "type": "request", "name": "FetchRequest", "validVersions": "0-3"', True),
+    (b'{"name": "X", "validVersions": "0", "fields": [', True),  # broken, but a spec
+    (b'\xef\xbb\xbf{"type": "data", "name": "X", "flexibleVersions": "0+"}', True),
+    (b'{"class": "org.apache.kafka.trogdor.workload.ProduceBenchSpec", "name": "x"}', False),
+    (b'[{"name": "java.lang.String"}]', False),
+    (b"", False),
+])
+def test_looks_like_spec(text: bytes, spec: bool) -> None:
+    assert looks_like_spec(text) is spec
