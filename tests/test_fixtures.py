@@ -57,7 +57,7 @@ KNOWN_BUGS: dict[str, str] = {}
 
 def _config(rule: Rule) -> Config:
     """Strict, under the release whose generator introduced the rule (its ``kafka.since``)."""
-    return Config(profile="strict", kafka_version=rule.kafka_since)
+    return Config(profile="strict", kafka_version=rule.kafka_since, siblings=False)  # each fixture stands alone
 
 
 def fixture_name(rule: Rule) -> str:

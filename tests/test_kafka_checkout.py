@@ -87,3 +87,34 @@ def test_a_named_file_is_always_read(tmp_path: Path) -> None:
 ])
 def test_looks_like_spec(text: bytes, spec: bool) -> None:
     assert looks_like_spec(text) is spec
+
+
+MESSAGES = "clients/src/main/resources/common/message"
+
+
+def test_a_file_named_alone_is_checked_with_its_directory(kafka: Path) -> None:
+    """pre-commit passes only the changed files: FetchRequest bumped to v18 without FetchResponse is
+    still the pair mismatch (KL255) the directory run reports, on the response it breaks."""
+    request = kafka / MESSAGES / "FetchRequest.json"
+    original = request.read_text()
+    try:
+        request.write_text(original.replace('"validVersions": "0-17"', '"validVersions": "0-18"'))
+        alone = run_cli("lint", "--no-cache", f"{MESSAGES}/FetchRequest.json", cwd=kafka)
+        assert "FetchResponse.json" in alone.stdout and "KL255" in alone.stdout, alone.stdout
+        assert "Found 1 warning in 1 file" in alone.stdout  # the siblings' own findings are not reported
+        assert run_cli("lint", "--no-cache", "--fail-on", "warning", f"{MESSAGES}/FetchRequest.json",
+                       cwd=kafka).returncode == 1
+        isolated = run_cli("lint", "--no-cache", "--no-siblings", f"{MESSAGES}/FetchRequest.json", cwd=kafka)
+        assert isolated.returncode == 0 and "All checks passed: 1 file" in isolated.stdout, isolated.stdout
+    finally:
+        request.write_text(original)
+
+
+def test_a_file_named_alone_never_claims_a_missing_partner(tmp_path: Path) -> None:
+    """Only a directory given whole proves absence (the trunk-2026 samples hold requests without responses)."""
+    samples = require_shared("kafka-specs", "trunk-2026-samples", "clients", "src", "main", "resources", "common",
+                             "message")
+    result = run_cli("lint", "--profile", "kafka", str(samples / "DeleteTopicsRequest.json"), cwd=tmp_path)
+    assert result.returncode == 0, result.stdout
+    whole = run_cli("lint", "--profile", "kafka", str(samples), cwd=tmp_path)
+    assert whole.returncode == 1 and "KL703" in whole.stdout

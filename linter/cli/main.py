@@ -134,6 +134,8 @@ def _load_config(config_file: str | None) -> Config:
 @click.option("--color/--no-color", default=None,
               help="Colour the text report (default: when standard output is a terminal and NO_COLOR is unset).")
 @click.option("--allow-empty", is_flag=True, help="A directory without spec files is not an error (exit 0).")
+@click.option("--no-siblings", is_flag=True,
+              help="Check files named one by one alone, not with the other specs of their directory as context.")
 @click.option("--no-cache", is_flag=True, help="Check every file again instead of reusing unchanged files' findings.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None, envvar="KRPC_LINT_CACHE_DIR",
               help="Where findings are cached (default: ~/.cache/krpc-lint).")
@@ -141,7 +143,7 @@ def _load_config(config_file: str | None) -> Config:
 def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: str | None, kafka_version: str | None,
                  fail_on: str | None, select: tuple[str, ...], ignore: tuple[str, ...],
                  config_file: str | None, baseline: str | None, write_baseline: str | None,
-                 output: str | None, color: bool | None, allow_empty: bool, no_cache: bool,
+                 output: str | None, color: bool | None, allow_empty: bool, no_siblings: bool, no_cache: bool,
                  cache_dir: str | None) -> None:
     """Lint spec files and directories (directories are searched for *.json)."""
     from linter.engine.runner import collect_files, display_paths, lint, select_rules
@@ -157,6 +159,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
         baseline=baseline,
         cache_dir=None if no_cache else (cache_dir or str(_default_cache_dir())),
         allow_empty=allow_empty or None,
+        siblings=False if no_siblings else None,
     )
     files = collect_files(paths, config).files if (output or write_baseline or fmt == "junit") else []
     if write_baseline:

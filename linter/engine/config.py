@@ -86,6 +86,7 @@ class Config:
     source: str | None = None
     cache_dir: str | None = None  # reuse findings of unchanged files (the CLI sets it; the API does not)
     allow_empty: bool = False  # a directory without specs is fine (``--allow-empty``), not a usage error
+    siblings: bool = True  # a file named alone is checked with the other specs of its directory as context
 
     def with_overrides(self, **changes: Any) -> Config:
         """CLI flags: only the ones given (not None) replace the configured values.

@@ -30,9 +30,11 @@ class Hit:
 class FileContext:
     """A spec file with its model, built lazily so checks pay only for what they use."""
 
-    def __init__(self, document: SpecDocument, target: KafkaTarget = TARGETS[DEFAULT_TARGET]) -> None:
+    def __init__(self, document: SpecDocument, target: KafkaTarget = TARGETS[DEFAULT_TARGET],
+                 sibling: bool = False) -> None:
         self.document = document
         self.target = target  # the Kafka release whose generator the checks stand for
+        self.sibling = sibling  # read only as context for a file named alone (see ``linter.engine.runner``)
 
     @property
     def path(self) -> str:

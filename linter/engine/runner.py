@@ -6,7 +6,7 @@ import gc
 import os
 from collections import defaultdict
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -19,7 +19,7 @@ from linter.engine.findings import Finding, Report
 from linter.engine.rules import Rule, RuleSet, builtin_pack_dir, load_pack
 from linter.engine.suppress import apply_baseline, parse_suppressions, read_baseline
 from linter.model.targets import TARGETS, KafkaTarget, target
-from linter.parse.discovery import walk
+from linter.parse.discovery import siblings, walk
 from linter.parse.document import load_document, read_document
 
 
@@ -100,6 +100,7 @@ class Collected:
     files: list[Path]
     complete: set[Path]
     skipped: int = 0
+    siblings: list[Path] = field(default_factory=list)  # context for files named alone, not linted themselves
 
 
 def collect_files(paths: Sequence[str | os.PathLike], config: Config) -> Collected:
@@ -118,18 +119,38 @@ def collect_files(paths: Sequence[str | os.PathLike], config: Config) -> Collect
             complete.update(Path(directory).resolve() for directory in found.dirs)
             skipped += len(found.skipped)
             if not found.specs and not config.allow_empty:
-                raise UsageError(f"{raw}: no spec files here ({_plural(len(found.skipped), 'other JSON file')} "
+                from linter.report.formats import plural
+
+                raise UsageError(f"{raw}: no spec files here ({plural(len(found.skipped), 'other JSON file')} "
                                  "skipped); give the spec directory, or --allow-empty to accept none")
         elif path.is_file():
             files.append(path)
         else:
             raise UsageError(f"{raw}: no such file or directory")
     unique = list(dict.fromkeys(f for f in files if not config.excluded(str(f))))
-    return Collected(unique, complete, skipped)
+    context = _siblings(paths, unique, complete) if config.siblings else []
+    return Collected(unique, complete, skipped, context)
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+def _siblings(paths: Sequence[str | os.PathLike], files: list[Path], complete: set[Path]) -> list[Path]:
+    """The other specs of each directory whose files were named one by one (as pre-commit passes them):
+    the cross-file rules that compare files (a request bumped without its response, a duplicate apiKey)
+    need them. Absence is still claimed only for directories given whole: a file named alone never
+    makes its directory complete."""
+    seen = {f.resolve() for f in files}
+    done: set[Path] = set(complete)
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        parent = path.resolve().parent
+        if not path.is_file() or parent in done:
+            continue
+        done.add(parent)
+        for sibling in map(Path, siblings(str(path))):
+            if sibling.resolve() not in seen:
+                seen.add(sibling.resolve())
+                found.append(sibling)
+    return found
 
 
 def display_paths(files: Sequence[Path]) -> list[str]:
@@ -183,11 +204,12 @@ def lint_with_contexts(paths: Sequence[str | os.PathLike] | str,
     collected = collect_files(paths, config)
     with _gc_paused():
         target = kafka_target(config)
-        contexts = [FileContext(load_document(f, name), target)
-                    for f, name in zip(collected.files, display_paths(collected.files), strict=True)]
+        every = [*collected.files, *collected.siblings]
+        contexts = [FileContext(load_document(f, name), target, sibling=index >= len(collected.files))
+                    for index, (f, name) in enumerate(zip(every, display_paths(every), strict=True))]
         report = lint_contexts(contexts, ruleset, config, complete={str(d) for d in collected.complete})
         report.skipped = collected.skipped
-        return report, contexts
+        return report, [ctx for ctx in contexts if not ctx.sibling]
 
 
 @contextmanager
@@ -226,18 +248,20 @@ def lint_contexts(contexts: list[FileContext], ruleset: RuleSet, config: Config,
     by_file: dict[str, list[Finding]] = defaultdict(list)
     cache = ResultCache(Path(config.cache_dir), ruleset, config.kafka_version or "") if config.cache_dir else None
     for ctx in contexts:
-        by_file[ctx.path].extend(_file_findings(ctx, ruleset, cache))
+        if not ctx.sibling:
+            by_file[ctx.path].extend(_file_findings(ctx, ruleset, cache))
     for directory in _directories(contexts, complete):
-        for finding in _directory_findings(directory, ruleset, cache):
+        for finding in _broken_by_named(directory, ruleset, cache):
             by_file[finding.path].append(finding)
     if cache is not None:
         cache.save()
     meta_rules = ruleset.of_scope("meta")
-    report = Report(files=len(contexts))
+    report = Report(files=sum(not ctx.sibling for ctx in contexts))
     for ctx in contexts:
         kept = suppress_inline(ctx, by_file[ctx.path], report)
-        for rule in meta_rules:
-            kept.extend(_findings(ctx, rule, _run(rule, ctx), ruleset))
+        if not ctx.sibling:
+            for rule in meta_rules:
+                kept.extend(_findings(ctx, rule, _run(rule, ctx), ruleset))
         report.findings.extend(kept)
     report.findings = apply_path_overrides(report.findings, config, ruleset)
     if config.baseline:
@@ -261,6 +285,20 @@ def _file_findings(ctx: FileContext, ruleset: RuleSet, cache: ResultCache | None
     if cache is not None:
         cache.store_file(ctx.path, digest, found)
     return found
+
+
+def _broken_by_named(directory: DirectoryContext, ruleset: RuleSet, cache: ResultCache | None) -> list[Finding]:
+    """The cross-file findings of a directory. Where some files are only context (siblings of files named
+    one by one), a finding on a sibling is kept only when the named files cause it: it is not there when
+    the siblings are checked without them."""
+    found = _directory_findings(directory, ruleset, cache)
+    context = [ctx for ctx in directory.files if ctx.sibling]
+    if not context or len(context) == len(directory.files):
+        return found if not context else []
+    alone = DirectoryContext(directory.directory, context, directory.complete)
+    before = {(f.path, f.rule, f.message) for f in _directory_findings(alone, ruleset, cache)}
+    named = {ctx.path for ctx in directory.files if not ctx.sibling}
+    return [f for f in found if f.path in named or (f.path, f.rule, f.message) not in before]
 
 
 def _directory_findings(directory: DirectoryContext, ruleset: RuleSet, cache: ResultCache | None) -> list[Finding]:

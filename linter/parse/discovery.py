@@ -83,6 +83,22 @@ def json_files(top: str, onerror: Callable[[OSError], None] | None = None) -> It
             yield dirpath, names
 
 
+def siblings(file: str) -> list[str]:
+    """The other specs in ``file``'s directory (by the same rule), which a file named alone is checked with."""
+    directory = os.path.dirname(file) or "."
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        path = os.path.join(directory, name)
+        if path != file and name.endswith(".json") and os.path.isfile(path) and not os.path.islink(path) \
+                and is_spec(path, lambda path=path: _head(path)):
+            found.append(path)
+    return found
+
+
 def _head(path: str) -> bytes:
     try:
         with open(path, "rb") as handle:

@@ -71,22 +71,23 @@ def rule_label(finding: Finding) -> str:
     return f"{finding.rule} [{finding.name}]" if finding.name else finding.rule
 
 
-def _plural(count: int, word: str) -> str:
+def plural(count: int, word: str) -> str:
+    """``1 file``, ``2 files``: the counts of every summary line."""
     return f"{count} {word if count == 1 else _PLURAL[word]}"
 
 
 def summary_line(report: Report) -> str:
     """``Found 3 errors, 1 warning in 258 files.`` or ``All checks passed: 258 files.``"""
     summary = report.summary
-    files = _plural(summary["files"], "file")
+    files = plural(summary["files"], "file")
     hidden = [f"{summary[key]} {key}" for key in ("suppressed", "baselined") if summary[key]]
     if summary.get("skipped"):
-        hidden.append(f"{_plural(summary['skipped'], 'other JSON file')} skipped")
+        hidden.append(f"{plural(summary['skipped'], 'other JSON file')} skipped")
     tail = f" ({', '.join(hidden)})" if hidden else ""
     if not report.findings:
         return f"All checks passed: {files}{tail}."
     counts = [(summary["errors"], "error"), (summary["warnings"], "warning"), (summary["infos"], "info")]
-    found = ", ".join(_plural(count, word) for count, word in counts if count)
+    found = ", ".join(plural(count, word) for count, word in counts if count)
     return f"Found {found} in {files}{tail}."
 
 
