@@ -118,3 +118,11 @@ def test_a_file_named_alone_never_claims_a_missing_partner(tmp_path: Path) -> No
     assert result.returncode == 0, result.stdout
     whole = run_cli("lint", "--profile", "kafka", str(samples), cwd=tmp_path)
     assert whole.returncode == 1 and "KL703" in whole.stdout
+
+
+def test_include_reads_json_that_does_not_look_like_a_spec(tmp_path: Path) -> None:
+    (tmp_path / "schemas").mkdir()
+    (tmp_path / "schemas" / "Odd.json").write_text('{"retries": 3}')
+    (tmp_path / ".krpc-lint.yaml").write_text("include: ['schemas/*.json']\n")
+    result = run_cli("lint", "schemas", cwd=tmp_path)
+    assert result.returncode == 1 and "Odd.json" in result.stdout and "KL105" in result.stdout

@@ -9,6 +9,7 @@ Keys (yamllint/ruff/buf users will recognise them)::
     fail-on = "error"                # error | warning | info
     kafka-version = "4.3"            # the generator whose rules apply (default: any supported release)
     exclude = ["**/test/**"]         # paths never linted
+    include = ["schemas/**"]         # JSON in directories read as specs even when it does not look like one
     rule-packs = ["my-rules/"]       # extra YAML rule packs, relative to the config file
     baseline = "krpc-lint-baseline.json"
     [[tool.krpc-lint.per-path]]
@@ -28,7 +29,7 @@ from typing import Any
 from linter.engine.levels import KAFKA_VERSIONS, PROFILES, SEVERITIES
 
 CONFIG_FILES = (".krpc-lint.yaml", ".krpc-lint.yml", "pyproject.toml")
-_KEYS = {"profile", "kafka-version", "select", "ignore", "severity", "fail-on", "exclude", "rule-packs", "baseline", "per-path"}
+_KEYS = {"profile", "kafka-version", "include", "select", "ignore", "severity", "fail-on", "exclude", "rule-packs", "baseline", "per-path"}
 
 
 class ConfigError(ValueError):
@@ -52,8 +53,7 @@ class PathOverride:
 
     def applies(self, path: str) -> bool:
         """Whether ``path`` matches one of the glob patterns, anchored anywhere in the path."""
-        posix = Path(path).as_posix()
-        return any(fnmatch.fnmatch(posix, pattern) or fnmatch.fnmatch(posix, f"*/{pattern}") for pattern in self.paths)
+        return _matches(path, self.paths)
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,7 @@ class Config:
     severity: dict[str, str] = field(default_factory=dict)
     fail_on: str = "error"
     exclude: tuple[str, ...] = ()
+    include: tuple[str, ...] = ()
     rule_packs: tuple[str, ...] = ()
     baseline: str | None = None
     per_path: tuple[PathOverride, ...] = ()
@@ -103,8 +104,21 @@ class Config:
         >>> Config(exclude=("**/test/**",)).excluded("specs/test/FooRequest.json")
         True
         """
-        posix = Path(path).as_posix()
-        return any(fnmatch.fnmatch(posix, p) or fnmatch.fnmatch(posix, f"*/{p}") for p in self.exclude)
+        return _matches(path, self.exclude)
+
+    def included(self, path: str) -> bool:
+        """Whether ``path`` matches an ``include`` glob: a JSON file read as a spec whatever it holds.
+
+        >>> Config(include=("schemas/*.json",)).included("vendor/schemas/odd.json")
+        True
+        """
+        return _matches(path, self.include)
+
+
+def _matches(path: str, patterns: tuple[str, ...]) -> bool:
+    """A glob anchored anywhere in the path (``**/test/**`` and ``test/**`` alike)."""
+    posix = Path(path).as_posix()
+    return any(fnmatch.fnmatch(posix, p) or fnmatch.fnmatch(posix, f"*/{p}") for p in patterns)
 
 
 def find_config(start: Path) -> Path | None:
@@ -217,6 +231,7 @@ def _from_mapping(data: dict[str, Any], file: Path) -> Config:
         severity=_severities(data.get("severity", {}), "severity", file),
         fail_on=fail_on,
         exclude=_strings(data.get("exclude", []), "exclude", file),
+        include=_strings(data.get("include", []), "include", file),
         rule_packs=tuple(str(base / p) for p in _strings(data.get("rule-packs", []), "rule-packs", file)),
         baseline=str(base / baseline) if isinstance(baseline, str) else None,
         per_path=tuple(overrides),

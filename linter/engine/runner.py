@@ -114,7 +114,7 @@ def collect_files(paths: Sequence[str | os.PathLike], config: Config) -> Collect
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found = walk(str(path))
+            found = walk(str(path), include=config.included)
             files.extend(Path(spec) for spec in found.specs)
             complete.update(Path(directory).resolve() for directory in found.dirs)
             skipped += len(found.skipped)

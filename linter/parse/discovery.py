@@ -60,12 +60,14 @@ class Walk:
     dirs: list[str] = field(default_factory=list)  # directories holding specs
 
 
-def walk(top: str, onerror: Callable[[OSError], None] | None = None) -> Walk:
-    """Every spec file below ``top`` (symlinks are not followed, as git trees do not)."""
+def walk(top: str, onerror: Callable[[OSError], None] | None = None,
+         include: Callable[[str], bool] = lambda path: False) -> Walk:
+    """Every spec file below ``top`` (symlinks are not followed, as git trees do not); ``include`` names
+    JSON files that are specs whatever they hold (the config's ``include`` globs)."""
     found = Walk()
     for dirpath, names in json_files(top, onerror):
         specs = [path for path in (os.path.join(dirpath, n) for n in names)
-                 if is_spec(path, lambda path=path: _head(path))]
+                 if include(path) or is_spec(path, lambda path=path: _head(path))]
         found.specs.extend(specs)
         found.skipped.extend(os.path.join(dirpath, n) for n in names if os.path.join(dirpath, n) not in specs)
         if specs:
