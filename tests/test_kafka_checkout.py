@@ -126,3 +126,39 @@ def test_include_reads_json_that_does_not_look_like_a_spec(tmp_path: Path) -> No
     (tmp_path / ".krpc-lint.yaml").write_text("include: ['schemas/*.json']\n")
     result = run_cli("lint", "schemas", cwd=tmp_path)
     assert result.returncode == 1 and "Odd.json" in result.stdout and "KL105" in result.stdout
+
+
+def test_a_record_renamed_with_its_file_is_a_rename_in_kafkas_history(kafka: Path) -> None:
+    """MINOR (#8625) renamed SubscriptionInfo.json to SubscriptionInfoData.json: same bytes, no apiKey."""
+    commit = git(kafka, "log", "--format=%h", "-1", "--grep", "Only add 'Data' suffix for generated").strip()
+    where = "streams/src/main/resources/common/message"
+    result = run_cli("compat", "--profile", "strict", "--format", "json", f"{commit}~1:{where}", f"{commit}:{where}",
+                     cwd=kafka)
+    assert result.returncode == 0, result.stdout + result.stderr
+    found = {(f["rule"], f["category"]) for f in json.loads(result.stdout)["findings"]}
+    assert found == {("KL1062", "SOURCE_ONLY"), ("KL1063", "SOURCE_ONLY")}
+
+
+def _record(name: str, versions: str, fields: list[dict]) -> str:
+    return json.dumps({"type": "data", "name": name, "validVersions": versions, "flexibleVersions": "0+",
+                       "fields": fields})
+
+
+def test_renamed_records_pair_by_their_bytes(tmp_path: Path) -> None:
+    from linter import Config, compare
+
+    same = [{"name": "Epoch", "type": "int32", "versions": "0+"}, {"name": "Owner", "type": "string", "versions": "0+"}]
+    (tmp_path / "old").mkdir(), (tmp_path / "new").mkdir(), (tmp_path / "grown").mkdir()
+    (tmp_path / "old" / "LedgerState.json").write_text(_record("LedgerState", "0", same))
+    (tmp_path / "new" / "LedgerStateData.json").write_text(_record("LedgerStateData", "0", same))
+    grown = [*same, {"name": "Size", "type": "int64", "versions": "1+"}]
+    (tmp_path / "grown" / "LedgerStateData.json").write_text(_record("LedgerStateData", "0-1", grown))
+    strict = Config(profile="strict")
+    renamed = {(f.rule, f.category) for f in compare(tmp_path / "old", tmp_path / "new", strict).findings}
+    assert renamed == {("KL1062", "SOURCE_ONLY"), ("KL1063", "SOURCE_ONLY")}
+    changed = {f.rule for f in compare(tmp_path / "old", tmp_path / "grown", strict).findings}
+    assert {"KL1062", "KL1063", "KL1081"} <= changed and "KL1042" not in changed  # the change plus the rename
+    other = [{"name": "Epoch", "type": "int64", "versions": "0+"}]
+    (tmp_path / "new" / "LedgerStateData.json").write_text(_record("LedgerStateData", "0", other))
+    unrelated = {f.rule for f in compare(tmp_path / "old", tmp_path / "new", strict).findings}
+    assert unrelated == {"KL1042", "KL1082"}  # other bytes: removed and added, not a rename

@@ -1,7 +1,8 @@
 """Compare two revisions: pair their messages, diff each pair, prove wire breaks with bytes.
 
 Messages are paired by (type, apiKey) for RPCs and metadata records, then by name (records
-without an apiKey, headers, and messages whose apiKey changed), then by file path. A pair
+without an apiKey, headers, and messages whose apiKey changed), then by file path, and last, for
+messages without an apiKey renamed with their file, by their bytes (``_wire_identity``). A pair
 whose file or message name differs is reported as a source change.
 """
 
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from linter.codec.errors import CodecError
 from linter.compat.diff import WIRE, Change, MessageDiff, Witness, reuse_message
-from linter.compat.layout import LayoutError
+from linter.compat.layout import LayoutBuilder, LayoutError
 from linter.compat.revision import Revision
 from linter.compat.witness import HEADER_NAMES, CrossCodec, Headers
 from linter.model.spec import MessageSpec
@@ -51,7 +52,7 @@ def pair_messages(old: dict[str, MessageSpec], new: dict[str, MessageSpec]) -> l
     """(old file, new file) pairs; ``None`` on one side for added or removed messages."""
     pairs: list[tuple[str | None, str | None]] = []
     old_left, new_left = dict(old), dict(new)
-    for key_of in (_api_key, _name, _file):
+    for key_of in (_api_key, _name, _file, _wire_identity):
         new_index: dict[object, list[str]] = {}
         for rel, message in new_left.items():
             key = key_of(rel, message)
@@ -76,6 +77,18 @@ def _name(rel: str, message: MessageSpec) -> object:
 
 def _file(rel: str, message: MessageSpec) -> object:
     return rel
+
+
+def _wire_identity(rel: str, message: MessageSpec) -> object:
+    """A message without an apiKey (data, header) by its bytes: type, versions and the wire layout of each,
+    names left out. A removed and an added message that agree on it were renamed (file and name), as buf
+    treats a moved type; a rename that also adds versions pairs by its first version's layout."""
+    if message.api_key is not None or message.versions is None or message.versions.empty or message.removed:
+        return None
+    try:
+        return (message.type, message.versions.lowest, LayoutBuilder(message).build(message.versions.lowest).signature)
+    except LayoutError:
+        return None
 
 
 class Unreleased:
