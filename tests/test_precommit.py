@@ -183,3 +183,29 @@ def test_a_commit_that_retypes_a_released_field_of_kafka_fails_and_passes_once_r
     assert result.returncode == 0, result.stdout + result.stderr
     assert _hook_status(result.stderr) == {"krpc-lint": "Passed", "krpc-lint compat": "Passed"}
     assert git(repo, "rev-list", "--count", "HEAD").strip() == "2"
+
+
+def test_the_hooks_in_a_clone_of_kafkas_history(repo: Path, hook_rev: str, tmp_path: Path) -> None:
+    """Acceptance (issue 13): a real Kafka checkout, with its non-spec JSON: an `about` edit of FetchRequest.json
+    passes both hooks; ReplicaId int32 -> int64 fails, naming the file."""
+    bundle = require_shared("kafka-history", "kafka-json.bundle")
+    kafka = tmp_path / "kafka"
+    subprocess.run(["git", "clone", "-q", str(bundle), str(kafka)], check=True, capture_output=True)
+    write(kafka, ".pre-commit-config.yaml", _config(hook_rev))
+    commit(kafka, "krpc-lint hooks")
+    assert _pre_commit(kafka, "install").returncode == 0
+    fetch = kafka / SPEC_DIR / "FetchRequest.json"
+    original = fetch.read_text()
+    about = '"about": "The maximum time in milliseconds to wait for the response."'
+    fetch.write_text(original.replace(about, about.replace("to wait", "the broker waits")))
+    result = _git_commit(kafka, "reword an about")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert _hook_status(result.stderr) == {"krpc-lint": "Passed", "krpc-lint compat": "Passed"}
+    retyped = fetch.read_text().replace('{ "name": "ReplicaId", "type": "int32", "versions": "0-14"',
+                                        '{ "name": "ReplicaId", "type": "int64", "versions": "0-14"')
+    fetch.write_text(retyped)
+    result = _git_commit(kafka, "ReplicaId is int64")
+    assert result.returncode == 1
+    assert _hook_status(result.stderr)["krpc-lint compat"] == "Failed"
+    assert re.search(rf"^{SPEC_DIR}/FetchRequest\.json:\d+:\d+: KL1003 \[field-retyped\] FetchRequest \(v0-14\): "
+                     "ReplicaId: int32 -> int64", result.stderr, re.M), result.stderr
