@@ -161,8 +161,10 @@ def test_released_ref_decides_which_versions_are_frozen(tmp_path: Path) -> None:
     assert code == 0
     assert [(f["rule"], f["versions"], f["released"], f["severity"]) for f in findings] == [
         ("KL1003", [2], False, "info")]
-    code, out, _ = _run("compat", "--format", "json", "--against", "HEAD", cwd=repo)
-    assert code == 1 and json.loads(out)["findings"][0]["released"] is True
+    code, out, _ = _run("compat", "--format", "json", "--against", "HEAD", cwd=repo)  # auto: the tag v1.0 found
+    assert code == 0 and json.loads(out)["findings"][0]["released"] is False
+    code, out, _ = _run("compat", "--format", "json", "--against", "HEAD", "--released", "none", cwd=repo)
+    assert code == 1 and json.loads(out)["findings"][0]["released"] is True  # by version number alone
 
 
 def test_inline_suppression_in_the_new_file(tmp_path: Path) -> None:

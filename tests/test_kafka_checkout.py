@@ -162,3 +162,28 @@ def test_renamed_records_pair_by_their_bytes(tmp_path: Path) -> None:
     (tmp_path / "new" / "LedgerStateData.json").write_text(_record("LedgerStateData", "0", other))
     unrelated = {f.rule for f in compare(tmp_path / "old", tmp_path / "new", strict).findings}
     assert unrelated == {"KL1042", "KL1082"}  # other bytes: removed and added, not a rename
+
+
+def _breaks(kafka: Path, subject: str, path: str, *released: str) -> list[dict]:
+    commit = git(kafka, "log", "--all", "--format=%h", "-1", "--grep", subject, "--fixed-strings").strip()
+    assert commit, f"no commit {subject!r} in the bundle"
+    args = [arg for value in released for arg in ("--released", value)]
+    result = run_cli("compat", *args, "--format", "json", f"{commit}~1:{path}", f"{commit}:{path}", cwd=kafka)
+    assert result.returncode in (0, 1), result.stderr
+    return [f for f in json.loads(result.stdout)["findings"] if f["category"] == "WIRE_BREAKING"]
+
+
+def test_released_is_decided_by_the_layouts_the_releases_shipped(kafka: Path) -> None:
+    """KAFKA-14462 [6/N] changed ConsumerGroup* records after the 3.5 branch was cut, which shipped the old
+    layout in 3.5.0-3.5.2: released. KAFKA-10028 retyped a tag whose int32 layout no release ever shipped."""
+    records = _breaks(kafka, "KAFKA-14462; [6/N] Update Records",
+                      "group-coordinator/src/main/resources/common/message/ConsumerGroupMemberMetadataValue.json")
+    assert records and all(f["released"] for f in records)
+    features = _breaks(kafka, "KAFKA-10028: Implement write path for feature versioning system",
+                       f"{MESSAGES}/ApiVersionsResponse.json")
+    assert [(f["rule"], f["released"]) for f in features] == [("KL1011", False)]
+    assert _breaks(kafka, "KAFKA-10028: Implement write path for feature versioning system",
+                   f"{MESSAGES}/ApiVersionsResponse.json", "auto") == features  # auto is the default here
+    plain = _breaks(kafka, "KAFKA-10028: Implement write path for feature versioning system",
+                    f"{MESSAGES}/ApiVersionsResponse.json", "none")
+    assert [(f["rule"], f["released"]) for f in plain] == [("KL1011", True)]  # by version number alone

@@ -71,13 +71,14 @@ def _changes(rows: list[dict], commits: dict[str, str]) -> set[tuple]:
 
 EXPECTED_CHANGES = {
     ("safe", "WidgetFetchRequest.json", "KL1061", "SOURCE_ONLY", True, (1, 2, 3), "1.1.0", "1.0.0"),
-    ("safe", "WidgetFetchRequest.json", "KL1081", "SAFE", True, (4,), "1.1.0", "1.0.0"),
+    ("safe", "WidgetFetchRequest.json", "KL1081", "SAFE", False, (4,), "1.1.0", "1.0.0"),  # v4: never shipped
     ("safe", "WidgetFetchRequest.json", "KL1083", "SAFE", True, (2, 3), "1.1.0", "1.0.0"),
-    ("safe", "WidgetFetchResponse.json", "KL1081", "SAFE", True, (4,), "1.1.0", "1.0.0"),
+    ("safe", "WidgetFetchResponse.json", "KL1081", "SAFE", False, (4,), "1.1.0", "1.0.0"),
     ("renamed", "WidgetRecord.json", "KL1063", "SOURCE_ONLY", True, (0, 1), "1.1.0", "1.0.0"),
-    ("break", "WidgetFetchRequest.json", "KL1003", "WIRE_BREAKING", True, (0, 1, 2, 3), "1.1.0", "1.0.0"),
-    # v4 came after release 1.0.0: the same retype there is a change to an unreleased version
-    ("break", "WidgetFetchRequest.json", "KL1003", "WIRE_BREAKING", False, (4,), "1.1.0", "1.0.0"),
+    ("break", "WidgetFetchRequest.json", "KL1003", "WIRE_BREAKING", True, (0, 1), "1.1.0", "1.0.0"),
+    # released is decided by layout (issue 13): 1.0.0 shipped v2-3 without the tag the "safe" commit added, so
+    # the old revision's v2-3 never shipped in that form; v4 came after release 1.0.0
+    ("break", "WidgetFetchRequest.json", "KL1003", "WIRE_BREAKING", False, (2, 3, 4), "1.1.0", "1.0.0"),
     ("deleted", "TenantQuota.json", "KL1042", "VERSION_DROPPED", False, (0,), "1.1.0", "1.0.0"),
 }
 

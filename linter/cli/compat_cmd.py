@@ -35,15 +35,36 @@ def _revisions(paths: tuple[str, ...], against: str | None):
         raise _source_error(exc) from None
 
 
-def _released(ref: str | None):
-    if ref is None:
-        return None
+def _released(refs: tuple[str, ...]):
+    """The release revisions ``--released`` names: REFs (or directories), ``auto`` (every release tag of the
+    repository) or ``none`` (no releases: only latestVersionUnstable marks a version unreleased)."""
+    from linter.compat.releases import release_revisions, release_tags
     from linter.compat.sources import SourceError, read_revision
 
     try:
-        return read_revision(ref if ":" in ref or os.path.exists(ref) else f"{ref}:")
+        if refs == ("none",):
+            return None
+        if not refs:  # the default: auto where the working directory is a repository with release tags
+            tags = _release_tags_here()
+            return release_revisions(os.getcwd(), tags) if tags else None
+        if "auto" in refs:
+            tags = release_tags(os.getcwd())
+            if not tags:
+                raise SourceError("--released auto: this repository has no release tags (like 3.7.0 or v1.2)")
+            return release_revisions(os.getcwd(), tags)
+        return [read_revision(ref if ":" in ref or os.path.exists(ref) else f"{ref}:") for ref in refs]
     except SourceError as exc:
         raise _source_error(exc) from None
+
+
+def _release_tags_here():
+    from linter.compat.releases import release_tags
+    from linter.compat.sources import SourceError
+
+    try:
+        return release_tags(os.getcwd())
+    except SourceError:  # not a git repository: no releases to know of
+        return []
 
 
 def _short_labels(revisions):
@@ -59,8 +80,10 @@ def _short_labels(revisions):
 @click.option("--against", metavar="REF", default=None,
               help="Compare the git revision REF (old) with the working tree (new) at PATHS "
                    "(default: Kafka's spec directories, else .).")
-@click.option("--released", metavar="REF", default=None,
-              help="Versions shipped in this git revision are frozen; changes to others are informational.")
+@click.option("--released", metavar="REF", multiple=True,
+              help="Releases whose shipped layouts are frozen (a git ref or directory; repeatable), 'auto' for "
+                   "every release tag of the repository (the default in a repository that has them), 'none'; a "
+                   "change to a version no release shipped in that form is informational.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.option("--profile", type=click.Choice(PROFILES), default=None, help="Rule profile (default: recommended).")
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default=None, help="Lowest severity that fails the run.")
@@ -75,7 +98,8 @@ def _short_labels(revisions):
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the generated values.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write the report to this file.")
 @click.pass_context
-def compat_command(ctx: click.Context, paths: tuple[str, ...], against: str | None, released: str | None, fmt: str,
+def compat_command(ctx: click.Context, paths: tuple[str, ...], against: str | None, released: tuple[str, ...],
+                   fmt: str,
                    profile: str | None, fail_on: str | None, select: tuple[str, ...], ignore: tuple[str, ...],
                    config_file: str | None, baseline: str | None, cross_check: int | None, no_witness: bool,
                    seed: int, output: str | None) -> None:

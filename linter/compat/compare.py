@@ -8,7 +8,7 @@ whose file or message name differs is reported as a source change.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from linter.codec.errors import CodecError
@@ -94,43 +94,68 @@ def _wire_identity(rel: str, message: MessageSpec) -> object:
 class Unreleased:
     """Which versions of the old revision's messages never shipped, worked out once per comparison.
 
-    Without a release: a request marked ``latestVersionUnstable`` has not shipped its top version,
-    and its response follows it. With ``--released`` specs: a version shipped when the release has
-    the message (paired as revisions are) at that version and does not mark it unstable.
+    Without releases: a request marked ``latestVersionUnstable`` has not shipped its top version, and
+    its response follows it. With release specs (``--released``, one or many): a version V shipped when
+    some release has the message (paired as revisions are) at V **with the old revision's wire layout**
+    and does not mark V unstable; a version whose layout changed since every release never shipped
+    in that form, so a break of it breaks nothing that was released.
     """
 
-    def __init__(self, old: Revision, release: Revision | None) -> None:
-        self.release = release
-        source = release if release is not None else old
-        self._unstable_tops = {m.api_key: m.versions.highest for m in source.messages.values()
-                               if m.type == "request" and m.latest_version_unstable and m.versions is not None}
-        self._shipped: dict[str, MessageSpec] = {}
-        if release is not None:
-            self._shipped = {o: release.messages[r] for o, r in pair_messages(old.messages, release.messages)
-                             if o is not None and r is not None}
+    def __init__(self, old: Revision, releases: Sequence[Revision] = ()) -> None:
+        self.releases = list(releases)
+        self._tops = _unstable_tops(old)
+        self._paired = [(_unstable_tops(release), {o: release.messages[r]
+                         for o, r in pair_messages(old.messages, release.messages) if o is not None and r is not None})
+                        for release in self.releases]
+        self._layouts: dict[int, LayoutBuilder] = {}
 
-    def unstable(self, message: MessageSpec) -> frozenset[int]:
-        if message.type not in ("request", "response") or message.api_key not in self._unstable_tops:
+    def unstable(self, message: MessageSpec, tops: dict[int, int] | None = None) -> frozenset[int]:
+        tops = self._tops if tops is None else tops
+        if message.type not in ("request", "response") or message.api_key not in tops:
             return frozenset()
-        return frozenset({self._unstable_tops[message.api_key]})
+        return frozenset({tops[message.api_key]})
 
-    def of(self, old_file: str, message: MessageSpec) -> frozenset[int]:
-        if self.release is None:
-            return self.unstable(message)
-        versions = message.versions or NONE
-        shipped = self._shipped.get(old_file)
-        if shipped is None or shipped.versions is None:
-            return frozenset(versions)
-        stable = set(shipped.versions) - self.unstable(shipped)
-        return frozenset(v for v in versions if v not in stable)
+    def of(self, old_file: str, message: MessageSpec, versions: Iterable[int] | None = None) -> frozenset[int]:
+        """The versions (of ``versions``, default all) of the old revision's ``message`` that no release
+        shipped as the old revision has them."""
+        wanted = set(message.versions or NONE) if versions is None else set(versions)
+        if not self.releases:
+            return frozenset(wanted & self.unstable(message))
+        shipped: set[int] = set()
+        for tops, paired in self._paired:
+            release = paired.get(old_file)
+            if release is None or release.versions is None:
+                continue
+            stable = set(release.versions) - self.unstable(release, tops)
+            same = release.raw == message.raw
+            shipped |= {v for v in wanted - shipped if v in stable and (same or self._same_layout(message, release, v))}
+        return frozenset(wanted - shipped)
+
+    def _same_layout(self, old: MessageSpec, release: MessageSpec, version: int) -> bool:
+        try:
+            return self._layout(old).build(version).signature == self._layout(release).build(version).signature
+        except LayoutError:
+            return False
+
+    def _layout(self, message: MessageSpec) -> LayoutBuilder:
+        builder = self._layouts.get(id(message))
+        if builder is None:
+            builder = self._layouts[id(message)] = LayoutBuilder(message)
+        return builder
 
 
-def compare(old: Revision, new: Revision, *, released: Revision | None = None, witnesses: bool = True,
-            cross_check: int = DEFAULT_CROSS_CHECK, seed: int = 0) -> CompatResult:
-    """Every change between two revisions, with witnesses for wire breaks and cross-checked verdicts."""
+def _unstable_tops(revision: Revision) -> dict[int, int]:
+    return {m.api_key: m.versions.highest for m in revision.messages.values()
+            if m.type == "request" and m.latest_version_unstable and m.versions is not None}
+
+
+def compare(old: Revision, new: Revision, *, released: Revision | Sequence[Revision] | None = None,
+            witnesses: bool = True, cross_check: int = DEFAULT_CROSS_CHECK, seed: int = 0) -> CompatResult:
+    """Every change between two revisions, with witnesses for wire breaks and cross-checked verdicts;
+    ``released``: the release(s) whose shipped layouts decide which changes touch released versions."""
     old, new = old.aligned_with(new), new.aligned_with(old)
     results = []
-    unreleased = Unreleased(old, released)
+    unreleased = Unreleased(old, [released] if isinstance(released, Revision) else released or ())
     unreadable = {"old": old.unreadable(), "new": new.unreadable()}
     headers = Headers(_header_specs(old), _header_specs(new))
     reserved = {(m.type, m.api_key): m for m in old.messages.values() if m.removed and m.api_key is not None}
@@ -178,7 +203,8 @@ def _compare_pair(pair: PairResult, unreleased: Unreleased, witnesses: bool, cro
         pair.error = str(exc)
         return
     if pair.old is not None:
-        changes = _split_released(changes, unreleased.of(pair.old_file, pair.old))
+        touched = {v for change in changes for v in change.versions}
+        changes = _split_released(changes, unreleased.of(pair.old_file, pair.old, touched))
     pair.changes = changes
 
 

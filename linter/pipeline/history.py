@@ -51,6 +51,7 @@ from datetime import UTC, datetime
 from typing import NamedTuple
 
 from linter.compat.sources import SourceError, _Git, check_ref, first_line, run_git
+from linter.compat.releases import RELEASE_TAG, Release, release_tags
 from linter.parse.discovery import SKIPPED_DIRS
 
 # Kafka's spec directories, in any module or at the top (``**/`` also matches no directory);
@@ -62,8 +63,6 @@ DEFAULT_GLOBS = tuple(f"**/src/{tree}/resources/{kind}/*.json" for tree in ("mai
 FALLBACK_GLOBS = ("**/*.json",)
 _FALLBACK_EXCLUDES = tuple(f":(glob,exclude){pattern}" for pattern in
                            ("**/.*/**", *(f"**/{name}/**" for name in sorted(SKIPPED_DIRS))))
-# Release tags: ``3.7.0``, ``v2.8``; release candidates (``3.7.0-rc1``) are not releases.
-RELEASE_TAG = r"^v?\d+\.\d+(\.\d+)?$"
 
 _GLOB_SPECIAL = re.compile(r"[][*?\\]")
 _EMPTY_TREES = {40: "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
@@ -157,13 +156,13 @@ def extract(
         top = _top(os.fspath(repo))
         heads = {ref: _commit(top, ref) for ref in dict.fromkeys(refs or ["HEAD"])}
         since_time = _since(top, since) if since else None
-        releases = _releases(top, release_pattern)
+        releases = _release_tags(top, release_pattern)
         globs = tuple(paths) if paths else DEFAULT_GLOBS
         pathspecs = _pathspecs(globs) if paths else _spec_dirs(top, [*(r.commit for r in releases), *heads.values()])
         if not pathspecs:
             globs, pathspecs = FALLBACK_GLOBS, _pathspecs(FALLBACK_GLOBS) + _FALLBACK_EXCLUDES
         changes = _log(top, heads.values(), pathspecs, first_parent)
-        revisions, pairs = _lineages(changes, _first_releases(top, releases), _ReleasedBy(releases))
+        revisions, pairs = _lineages(changes, _first_releases(top, releases), ReleasedBy(releases))
     listed = [rev for rev in revisions if since_time is None or rev.time >= since_time]
     blobs: dict[str, str] = {}
     for rev in listed:
@@ -347,35 +346,7 @@ def _normalize(change: _Change) -> tuple[str, str | None, str, str | None, str |
 # -- releases -----------------------------------------------------------------------------
 
 
-class _Release(NamedTuple):
-    name: str
-    commit: str
-    date: int  # the tag's date (annotated) or its commit's (lightweight)
-
-    def order(self) -> tuple[tuple[int, ...], int, str]:
-        """Version order (3.10.0 after 3.9.1), then date: what "first" and "highest" release mean."""
-        return tuple(int(part) for part in re.findall(r"\d+", self.name)), self.date, self.name
-
-
-def _releases(top: str, pattern: str) -> list[_Release]:
-    """The release tags on commits, in version order: one ``git for-each-ref``."""
-    try:
-        wanted = re.compile(pattern)
-    except re.error as exc:
-        raise HistoryError(f"release tag pattern {pattern!r} is not a regular expression: {exc}") from exc
-    out = _git_output(top, "for-each-ref", "--format=%(refname)%00%(objecttype)%00%(objectname)%00"
-                      "%(*objecttype)%00%(*objectname)%00%(creatordate:unix)", "refs/tags")
-    found = []
-    for line in out.decode("utf-8", "replace").splitlines():
-        ref, kind, oid, peeled_kind, peeled, date = line.split("\0")
-        name = ref.removeprefix("refs/tags/")
-        commit = oid if kind == "commit" else peeled if peeled_kind == "commit" else None
-        if commit and wanted.search(name):
-            found.append(_Release(name, commit, int(date or 0)))
-    return sorted(found, key=_Release.order)
-
-
-def _first_releases(top: str, releases: Sequence[_Release]) -> dict[str, str]:
+def _first_releases(top: str, releases: Sequence[Release]) -> dict[str, str]:
     """Commit -> the first release containing it: one ``git rev-list`` of the releases' ancestry.
 
     Releases are walked first to last, each stopping at commits an earlier one claimed: their
@@ -399,14 +370,14 @@ def _first_releases(top: str, releases: Sequence[_Release]) -> dict[str, str]:
     return first
 
 
-class _ReleasedBy:
+class ReleasedBy:
     """The highest release (in version order) tagged before a time."""
 
-    def __init__(self, releases: Sequence[_Release]) -> None:
+    def __init__(self, releases: Sequence[Release]) -> None:
         by_date = sorted(releases, key=lambda release: release.date)
         self._dates = [release.date for release in by_date]
         self._best: list[str] = []
-        best: _Release | None = None
+        best: Release | None = None
         for release in by_date:
             best = release if best is None or release.order() > best.order() else best
             self._best.append(best.name)
@@ -420,7 +391,7 @@ class _ReleasedBy:
 
 
 def _lineages(
-    changes: Iterable[tuple[_CommitInfo, _Change]], first_release: dict[str, str], released_by: _ReleasedBy
+    changes: Iterable[tuple[_CommitInfo, _Change]], first_release: dict[str, str], released_by: ReleasedBy
 ) -> tuple[list[SpecRevision], list[RevisionPair]]:
     """Revisions with their lineage, and each paired with the revision its old side came from."""
     revisions: list[SpecRevision] = []
@@ -444,3 +415,10 @@ def _lineages(
         if old is not None and (old.blob, old.path) != (rev.blob, rev.path):
             pairs.append(RevisionPair(lineage, old, rev, released_by(rev.time)))
     return revisions, pairs
+
+
+def _release_tags(top: str, pattern: str) -> list[Release]:
+    try:
+        return release_tags(top, pattern)
+    except SourceError as exc:
+        raise HistoryError(str(exc)) from exc

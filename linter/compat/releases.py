@@ -1,0 +1,76 @@
+"""A repository's releases, for deciding what shipped: its release tags and the specs each one holds.
+
+Release tags are ``3.7.0`` or ``v1.2`` (release candidates such as ``3.7.0-rc1`` are not releases),
+on any branch, listed with one ``git for-each-ref``. ``release_revisions`` reads every release's
+specs with one ``git ls-tree`` per release and one ``git cat-file --batch`` for all their distinct
+blobs, and parses each distinct blob once: Kafka's 54 release tags share about 1,100 blobs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from linter.compat.revision import Revision
+from linter.compat.sources import SourceError, _Git, _split, first_line, run_git
+from linter.engine.context import FileContext
+from linter.parse.document import read_document
+
+RELEASE_TAG = r"^v?\d+\.\d+(\.\d+)?$"
+
+
+class Release(NamedTuple):
+    """A release tag and the commit it names."""
+
+    name: str
+    commit: str
+    date: int  # the tag's date (annotated) or its commit's (lightweight)
+
+    def order(self) -> tuple[tuple[int, ...], int, str]:
+        """Version order (3.10.0 after 3.9.1), then date: what "first" and "highest" release mean."""
+        return tuple(int(part) for part in re.findall(r"\d+", self.name)), self.date, self.name
+
+
+def release_tags(top: str, pattern: str = RELEASE_TAG) -> list[Release]:
+    """The release tags on commits, in version order: one ``git for-each-ref``."""
+    try:
+        wanted = re.compile(pattern)
+    except re.error as exc:
+        raise SourceError(f"release tag pattern {pattern!r} is not a regular expression: {exc}") from exc
+    done = run_git(top, "for-each-ref", "--format=%(refname)%00%(objecttype)%00%(objectname)%00"
+                   "%(*objecttype)%00%(*objectname)%00%(creatordate:unix)", "refs/tags")
+    if done.returncode:
+        raise SourceError(f"git for-each-ref failed in {top}: {first_line(done.stderr) or 'no message'}")
+    found = []
+    for line in done.stdout.decode("utf-8", "replace").splitlines():
+        ref, kind, oid, peeled_kind, peeled, date = line.split("\0")
+        name = ref.removeprefix("refs/tags/")
+        commit = oid if kind == "commit" else peeled if peeled_kind == "commit" else None
+        if commit and wanted.search(name):
+            found.append(Release(name, commit, int(date or 0)))
+    return sorted(found, key=Release.order)
+
+
+def release_revisions(cwd: str, releases: Sequence[Release]) -> list[Revision]:
+    """Each release's specs as a ``Revision`` (by ``linter.parse.discovery``'s rule), parsed once per blob."""
+    git = _Git.open(cwd, "--released needs a git repository")
+    trees = {release.name: git.list_specs(git.tree(release.commit)) for release in releases}
+    blobs = git.read_blobs(oid for entries in trees.values() for oid in entries.values())
+    parsed: dict[str, object] = {}
+    out = []
+    for release in releases:
+        entries = trees[release.name]
+        specs, others = _split({rel: blobs[oid] for rel, oid in entries.items()})
+        revision = Revision(release.name, specs, f"{release.name}:", others)
+        messages = {}
+        for rel in specs:
+            oid = entries[rel]
+            if oid not in parsed:
+                parsed[oid] = FileContext(read_document(f"{release.name}:{rel}", blobs[oid])).message
+            message = parsed[oid]
+            if message is not None and message.name:
+                messages[rel] = message
+        revision.__dict__["messages"] = messages  # the cached_property, filled from the shared parse
+        out.append(revision)
+    return out
