@@ -179,6 +179,7 @@ def test_released_is_decided_by_the_layouts_the_releases_shipped(kafka: Path) ->
     records = _breaks(kafka, "KAFKA-14462; [6/N] Update Records",
                       "group-coordinator/src/main/resources/common/message/ConsumerGroupMemberMetadataValue.json")
     assert records and all(f["released"] for f in records)
+    assert all(f["message"].endswith("(v0 as shipped in 3.5.0)") for f in records), records  # the release named
     features = _breaks(kafka, "KAFKA-10028: Implement write path for feature versioning system",
                        f"{MESSAGES}/ApiVersionsResponse.json")
     assert [(f["rule"], f["released"]) for f in features] == [("KL1011", False)]

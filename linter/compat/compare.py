@@ -131,6 +131,16 @@ class Unreleased:
             shipped |= {v for v in wanted - shipped if v in stable and (same or self._same_layout(message, release, v))}
         return frozenset(wanted - shipped)
 
+    def shipped_in(self, old_file: str, message: MessageSpec, version: int) -> str | None:
+        """The first release (in the order given) that shipped ``version`` as the old revision has it."""
+        for revision, (tops, paired) in zip(self.releases, self._paired):
+            release = paired.get(old_file)
+            if release is not None and release.versions is not None and release.versions.contains(version) \
+                    and version not in self.unstable(release, tops) \
+                    and (release.raw == message.raw or self._same_layout(message, release, version)):
+                return revision.label
+        return None
+
     def _same_layout(self, old: MessageSpec, release: MessageSpec, version: int) -> bool:
         try:
             return self._layout(old).build(version).signature == self._layout(release).build(version).signature
@@ -205,7 +215,18 @@ def _compare_pair(pair: PairResult, unreleased: Unreleased, witnesses: bool, cro
     if pair.old is not None:
         touched = {v for change in changes for v in change.versions}
         changes = _split_released(changes, unreleased.of(pair.old_file, pair.old, touched))
+        if unreleased.releases:
+            changes = [_name_release(change, unreleased, pair) for change in changes]
     pair.changes = changes
+
+
+def _name_release(change: Change, unreleased: Unreleased, pair: PairResult) -> Change:
+    """A released wire break says which release shipped the bytes it breaks (its witness is of that layout)."""
+    if change.category != WIRE or not change.released or not change.versions:
+        return change
+    version = change.versions[0]
+    release = unreleased.shipped_in(pair.old_file, pair.old, version)
+    return replace(change, message=f"{change.message} (v{version} as shipped in {release})") if release else change
 
 
 def _prove(pair: PairResult, changes: list[Change], diff: MessageDiff, witnesses: bool, cross_check: int,
