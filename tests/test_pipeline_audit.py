@@ -138,7 +138,7 @@ def test_distributed_results_equal_the_library_in_process(history_repo: dict[str
 
         old = Revision("old", {unit.pair["old_path"]: unit.old})
         new = Revision("new", {unit.pair["new_path"]: unit.new} if unit.new is not None else {})
-        released = Revision("released", unit.released) if unit.released is not None else None
+        released = None if unit.released is None else [Revision(tag, files) for tag, files in unit.released]
         for f in compare(old, new, Config(profile="strict"), released=released).findings:
             expected_changes.add((unit.pair["new_commit"], f.rule, f.versions, f.message,
                                   (f.witness or {}).get("hex")))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -25,15 +27,24 @@ def as_revision(source: Source) -> Revision:
     return source if isinstance(source, Revision) else read_revision(os.fspath(source))
 
 
-def compare_result(old: Source, new: Source, *, released: Source | None = None, witnesses: bool = True,
-                   cross_check: int = DEFAULT_CROSS_CHECK, seed: int = 0) -> CompatResult:
+def compare_result(old: Source, new: Source, *, released: Source | Sequence[Source] | None = None,
+                   witnesses: bool = True, cross_check: int = DEFAULT_CROSS_CHECK, seed: int = 0) -> CompatResult:
     """Every change between two revisions, before rules and config are applied."""
-    return compare_revisions(as_revision(old), as_revision(new),
-                             released=as_revision(released) if released is not None else None,
+    return compare_revisions(as_revision(old), as_revision(new), released=_releases(released),
                              witnesses=witnesses, cross_check=cross_check, seed=seed)
 
 
-def compare(old: Source, new: Source, config: Config | None = None, *, released: Source | None = None,
+def _releases(released: Source | Sequence[Source] | None) -> list[Revision] | None:
+    """One release or several (``krpc-lint compat --released`` repeated), as revisions."""
+    if released is None:
+        return None
+    if isinstance(released, (list, tuple)):
+        return [as_revision(item) for item in released]
+    return [as_revision(released)]
+
+
+def compare(old: Source, new: Source, config: Config | None = None, *,
+            released: Source | Sequence[Source] | None = None,
             witnesses: bool = True, cross_check: int = DEFAULT_CROSS_CHECK, seed: int = 0) -> Report:
     """Compare two revisions of the specs; findings use the compat rules (KL1xxx) of the config.
 

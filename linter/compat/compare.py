@@ -101,8 +101,9 @@ class Unreleased:
     in that form, so a break of it breaks nothing that was released.
     """
 
-    def __init__(self, old: Revision, releases: Sequence[Revision] = ()) -> None:
-        self.releases = list(releases)
+    def __init__(self, old: Revision, releases: Sequence[Revision] | None = None) -> None:
+        self.known = releases is not None  # releases were looked for (an empty list: none ships anything)
+        self.releases = list(releases or ())
         self._tops = _unstable_tops(old)
         self._paired = [(_unstable_tops(release), {o: release.messages[r]
                          for o, r in pair_messages(old.messages, release.messages) if o is not None and r is not None})
@@ -119,8 +120,9 @@ class Unreleased:
         """The versions (of ``versions``, default all) of the old revision's ``message`` that no release
         shipped as the old revision has them."""
         wanted = set(message.versions or NONE) if versions is None else set(versions)
-        if not self.releases:
+        if not self.known:
             return frozenset(wanted & self.unstable(message))
+        own = message.versions or NONE  # a version the old revision lacks never shipped as it has it
         shipped: set[int] = set()
         for tops, paired in self._paired:
             release = paired.get(old_file)
@@ -128,7 +130,8 @@ class Unreleased:
                 continue
             stable = set(release.versions) - self.unstable(release, tops)
             same = release.raw == message.raw
-            shipped |= {v for v in wanted - shipped if v in stable and (same or self._same_layout(message, release, v))}
+            shipped |= {v for v in wanted - shipped
+                        if v in stable and own.contains(v) and (same or self._same_layout(message, release, v))}
         return frozenset(wanted - shipped)
 
     def shipped_in(self, old_file: str, message: MessageSpec, version: int) -> str | None:
@@ -136,7 +139,7 @@ class Unreleased:
         for revision, (tops, paired) in zip(self.releases, self._paired):
             release = paired.get(old_file)
             if release is not None and release.versions is not None and release.versions.contains(version) \
-                    and version not in self.unstable(release, tops) \
+                    and version not in self.unstable(release, tops) and (message.versions or NONE).contains(version) \
                     and (release.raw == message.raw or self._same_layout(message, release, version)):
                 return revision.label
         return None
@@ -165,7 +168,7 @@ def compare(old: Revision, new: Revision, *, released: Revision | Sequence[Revis
     ``released``: the release(s) whose shipped layouts decide which changes touch released versions."""
     old, new = old.aligned_with(new), new.aligned_with(old)
     results = []
-    unreleased = Unreleased(old, [released] if isinstance(released, Revision) else released or ())
+    unreleased = Unreleased(old, [released] if isinstance(released, Revision) else released)
     unreadable = {"old": old.unreadable(), "new": new.unreadable()}
     headers = Headers(_header_specs(old), _header_specs(new))
     reserved = {(m.type, m.api_key): m for m in old.messages.values() if m.removed and m.api_key is not None}

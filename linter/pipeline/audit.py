@@ -3,7 +3,7 @@ revision pair of every spec lineage, on Spark.
 
 The driver extracts the history with git (``history.py``: one ``git log``, one ``cat-file``
 process) and ships self-contained work units to the executors: ``(blob, path, bytes)`` to lint,
-``(pair, old bytes, new bytes, released bytes)`` to compare. Executors run this package's own
+``(pair, old bytes, new bytes, each release's distinct copy)`` to compare. Executors run this package's own
 ``lint_texts`` and ``compare`` — the same functions as the CLI — so a unit needs nothing but its
 bytes, and results do not depend on where they ran. A unit that fails is a row with ``error``
 set, never a failed job. Results go to Parquet (``revisions/``, ``findings/``, ``changes/``) and
@@ -49,7 +49,8 @@ class PairUnit:
     pair: dict[str, Any]
     old: bytes
     new: bytes | None
-    released: dict[str, bytes] | None
+    released: list[tuple[str, dict[str, bytes]]] | None  # (release tag, its copies of the file and partner);
+    # None: the repository has no release at all
 
 
 # --- work units: what runs on the executors (also in-process, for tests) ----------------------
@@ -79,7 +80,7 @@ def compare_pair(unit: PairUnit) -> list[dict[str, Any]]:
     try:
         old = Revision("old", {pair["old_path"]: unit.old})
         new = Revision("new", {pair["new_path"]: unit.new} if unit.new is not None else {})
-        released = Revision("released", unit.released) if unit.released is not None else None
+        released = None if unit.released is None else [Revision(tag, files) for tag, files in unit.released]
         report = compare(old, new, Config(profile=COMPAT_PROFILE), released=released)
         return [{**pair, **_change_columns(f)} for f in report.findings]
     except Exception as exc:  # noqa: BLE001 - a bad unit is a row, never a failed job
@@ -122,23 +123,41 @@ class Units:
 
 
 def units(history: History) -> Units:
-    """Every work unit, each distinct blob read once (the release's files included)."""
-    released_at = {pair.released_in for pair in history.pairs if pair.released_in}
-    release_files = {tag: history.release_specs(tag) for tag in sorted(released_at)}
+    """Every work unit, each distinct blob read once (the releases' files included).
+
+    A pair is judged against every release (``krpc-lint compat --released auto`` does the same): each
+    release's copy of the pair's file, with the request of a response (its ``latestVersionUnstable``
+    covers the response). Releases whose copies are the same bytes give the same verdict, so only the
+    first of them (in version order) is shipped with the unit."""
+    release_files = {tag: history.release_specs(tag) for tag in history.releases}
     wanted = set(history.blobs) | {p.old.blob for p in history.pairs if p.old.blob}  # with --since, an old
     wanted |= {b for files in release_files.values() for b in files.values()}  # side may predate the listed blobs
     contents = history.read_blobs(sorted(wanted))
     blobs = [BlobUnit(blob, path, contents[blob]) for blob, path in history.blobs.items()]
     pairs = []
     for pair in history.pairs:
-        released = None
-        if pair.released_in:
-            files = release_files[pair.released_in]
-            at_release = next((p for p in (pair.old.path, pair.new.path) if p in files), None)
-            released = {at_release: contents[files[at_release]]} if at_release else {}
+        released = _releases_of(pair, release_files, contents) if release_files else None
         new = contents[pair.new.blob] if pair.new.blob else None
         pairs.append(PairUnit(pair_columns(pair), contents[pair.old.blob], new, released))
     return Units(blobs, pairs)
+
+
+def _releases_of(pair: RevisionPair, release_files: dict[str, dict[str, str]],
+                 contents: dict[str, bytes]) -> list[tuple[str, dict[str, bytes]]]:
+    """The distinct release copies of the pair's file (under its old or new path) and of its request partner."""
+    paths = [p for p in dict.fromkeys((pair.old.path, pair.new.path)) if p]
+    partners = [p[: -len("Response.json")] + "Request.json" for p in paths if p.endswith("Response.json")]
+    out, seen = [], set()
+    for tag, files in release_files.items():
+        at_release = next((p for p in paths if p in files), None)
+        if at_release is None:
+            continue
+        chosen = {p: files[p] for p in (at_release, *partners) if p in files}
+        key = tuple(sorted(chosen.items()))
+        if key not in seen:
+            seen.add(key)
+            out.append((tag, {p: contents[blob] for p, blob in chosen.items()}))
+    return out
 
 
 def run_in_process(work: Units) -> dict[str, list[dict[str, Any]]]:

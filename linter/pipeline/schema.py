@@ -25,9 +25,10 @@ FINDINGS = (
 )
 
 # One row per compat change between consecutive revisions of a lineage (old -> new commit).
-#   released: whether the versions changed had shipped in ``released_in`` (the highest release,
-#   in version order, tagged strictly before the new commit's time: Kafka tags releases on
-#   branches never merged back, so "reachable" would find none) — false for unreleased versions
+#   released: whether some release of the repository (any tag, on any branch, also one tagged after the
+#   change on a branch cut before it) shipped the changed versions with the old revision's wire layout,
+#   as ``krpc-lint compat --released auto`` decides it; ``released_in`` is the highest release, in
+#   version order, tagged strictly before the new commit's time (informational)
 #   witness_*: the codec's proof of a wire break (version, which revision wrote, bytes as hex)
 #   error: set (and the rule columns null) when the pair could not be compared
 CHANGES = (
