@@ -188,3 +188,32 @@ def test_released_is_decided_by_the_layouts_the_releases_shipped(kafka: Path) ->
     plain = _breaks(kafka, "KAFKA-10028: Implement write path for feature versioning system",
                     f"{MESSAGES}/ApiVersionsResponse.json", "none")
     assert [(f["rule"], f["released"]) for f in plain] == [("KL1011", True)]  # by version number alone
+
+
+def test_audit_and_compat_agree_on_every_wire_break_of_the_history(kafka: Path) -> None:
+    """Acceptance (issue 13): the audit (each release's copy of the file) and compat --released auto (every
+    release's whole tree) call the same breaks released, on every wire-breaking pair of the bundle's trunk."""
+    from linter import Config, compare
+    from linter.compat.releases import release_revisions, release_tags
+    from linter.compat.sources import read_revision
+    from linter.pipeline.audit import run_in_process, units
+    from linter.pipeline.history import extract
+
+    rows = run_in_process(units(extract(str(kafka))))["changes"]
+    assert not [r for r in rows if r["error"]]
+    wire = [r for r in rows if r["category"] == "WIRE_BREAKING"]
+    pairs = {(r["old_commit"], r["old_path"], r["new_commit"], r["new_path"]) for r in wire}
+    assert len(pairs) >= 30, len(pairs)
+    releases = release_revisions(str(kafka), release_tags(str(kafka)))
+    verdicts = set()
+    for old_commit, old_path, new_commit, new_path in sorted(pairs):
+        report = compare(read_revision(f"{old_commit}:{old_path}", cwd=kafka),
+                         read_revision(f"{new_commit}:{new_path}", cwd=kafka), Config(profile="strict"),
+                         released=releases)
+        by_compat = {(f.rule, f.versions, f.released) for f in report.findings if f.category == "WIRE_BREAKING"}
+        by_audit = {(r["rule"], tuple(r["versions"]), r["released"]) for r in wire
+                    if (r["old_commit"], r["old_path"], r["new_commit"], r["new_path"])
+                    == (old_commit, old_path, new_commit, new_path)}
+        assert by_compat == by_audit, (new_path, new_commit)
+        verdicts |= {released for _, _, released in by_audit}
+    assert verdicts == {True, False}  # both kinds occur in Kafka's history

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import time
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
@@ -134,30 +134,71 @@ def units(history: History) -> Units:
     wanted |= {b for files in release_files.values() for b in files.values()}  # side may predate the listed blobs
     contents = history.read_blobs(sorted(wanted))
     blobs = [BlobUnit(blob, path, contents[blob]) for blob, path in history.blobs.items()]
+    keys_of = _Keys(contents)
+    releases = _release_index(release_files, keys_of)
     pairs = []
     for pair in history.pairs:
-        released = _releases_of(pair, release_files, contents) if release_files else None
+        released = _releases_of(pair, releases, contents, keys_of) if release_files else None
         new = contents[pair.new.blob] if pair.new.blob else None
         pairs.append(PairUnit(pair_columns(pair), contents[pair.old.blob], new, released))
     return Units(blobs, pairs)
 
 
-def _releases_of(pair: RevisionPair, release_files: dict[str, dict[str, str]],
-                 contents: dict[str, bytes]) -> list[tuple[str, dict[str, bytes]]]:
-    """The distinct release copies of the pair's file (under its old or new path) and of its request partner."""
-    paths = [p for p in dict.fromkeys((pair.old.path, pair.new.path)) if p]
-    partners = [p[: -len("Response.json")] + "Request.json" for p in paths if p.endswith("Response.json")]
+def _releases_of(pair: RevisionPair, releases: dict[str, dict[tuple, str]], contents: dict[str, bytes],
+                 keys_of: Callable[[str, str], tuple]) -> list[tuple[str, dict[str, bytes]]]:
+    """The distinct release copies of the pair's message and of its request partner, found as compat pairs
+    messages across whole trees: by (type, apiKey), by name, by path (Kafka renamed and moved specs)."""
+    wanted = [key for blob, path in ((pair.old.blob, pair.old.path), (pair.new.blob, pair.new.path)) if blob
+              for key in keys_of(blob, path)]
+    partners = [("api", "request", key[2]) for key in wanted if key[0] == "api" and key[1] == "response"]
     out, seen = [], set()
-    for tag, files in release_files.items():
-        at_release = next((p for p in paths if p in files), None)
-        if at_release is None:
-            continue
-        chosen = {p: files[p] for p in (at_release, *partners) if p in files}
-        key = tuple(sorted(chosen.items()))
-        if key not in seen:
-            seen.add(key)
-            out.append((tag, {p: contents[blob] for p, blob in chosen.items()}))
+    for tag, index in releases.items():
+        found = next((index[key] for key in wanted if key in index), None)
+        if found is None:
+            continue  # the release does not have the message (a partner alone says nothing)
+        chosen = {found[0]: found[1]}
+        chosen.update(index[key] for key in partners if key in index)
+        signature = tuple(sorted(chosen.items()))
+        if signature not in seen:
+            seen.add(signature)
+            out.append((tag, {path: contents[blob] for path, blob in chosen.items()}))
     return out
+
+
+def _release_index(release_files: dict[str, dict[str, str]], keys_of: Callable[[str, str], tuple]
+                   ) -> dict[str, dict[tuple, tuple[str, str]]]:
+    """Per release: each spec's (path, blob) by the keys it is paired with; a key two files share (metadata
+    records of two directories with one apiKey) pairs nothing, as in ``compare.pair_messages``."""
+    out = {}
+    for tag, files in release_files.items():
+        index: dict[tuple, tuple[str, str] | None] = {}
+        for path in sorted(files):
+            for key in keys_of(files[path], path):
+                index[key] = None if key in index else (path, files[path])
+        out[tag] = {key: found for key, found in index.items() if found is not None}
+    return out
+
+
+class _Keys:
+    """The pairing keys of a blob's message, parsed once per blob: (type, apiKey), name, path."""
+
+    def __init__(self, contents: dict[str, bytes]) -> None:
+        self.contents = contents
+        self.messages: dict[str, Any] = {}
+
+    def __call__(self, blob: str, path: str) -> tuple:
+        from linter.engine.context import FileContext
+        from linter.parse.document import read_document
+
+        if blob not in self.messages:
+            self.messages[blob] = FileContext(read_document(path, self.contents[blob])).message
+        message = self.messages[blob]
+        keys: list[tuple] = [("path", path)]
+        if message is not None and message.api_key is not None:
+            keys.insert(0, ("api", message.type, message.api_key))
+        if message is not None and message.name:
+            keys.insert(len(keys) - 1, ("name", message.name))
+        return tuple(keys)
 
 
 def run_in_process(work: Units) -> dict[str, list[dict[str, Any]]]:
