@@ -14,6 +14,7 @@ trunk-2024-10; see bench/replay.py for its floor.
 ~1,100 revision pairs, release branches): the scale of the goal, with toy specs.
 
 Usage: python bench/pipeline.py [--repo PATH] [--kafka-scale] [--frames N] [--skip-replay]
+       python bench/pipeline.py --kafka-history   # the bundle, every branch, against a Spark floor
 """
 
 from __future__ import annotations
@@ -163,6 +164,41 @@ def bench_audit(repo: Path, work: Path) -> None:
     print(f"  {result.stdout.strip().splitlines()[0]}")
 
 
+SPARK_FLOOR = """
+from linter.pipeline.spark import session
+spark = session("local[2]")
+spark.sparkContext.parallelize([1], 1).map(lambda x: x + 1).collect()
+spark.stop()
+"""
+
+
+def bench_kafka_history(work: Path, runs: int = 3) -> None:
+    """The audit of Kafka's real history (the bundle, every branch) side by side with Spark's own floor in
+    the same run: a cold local[2] session running one trivial Python job."""
+    bundle = ROOT.parent / "shared" / "kafka-history" / "kafka-json.bundle"
+    if not bundle.is_file():
+        sys.exit(f"the bundle is missing: {bundle}")
+    repo = work / "kafka"
+    subprocess.run(["git", "clone", "-q", str(bundle), str(repo)], check=True)
+    floors, audits, line = [], [], ""
+    for run in range(runs):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", SPARK_FLOOR], check=True, capture_output=True)
+        floors.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        result = subprocess.run([*CLI, "audit", str(repo), "--all-branches", "--out", str(work / f"audit{run}"),
+                                 "--master", "local[2]"], capture_output=True, text=True)
+        audits.append(time.perf_counter() - started)
+        if result.returncode:
+            sys.exit(f"audit failed:\n{result.stdout}{result.stderr}")
+        line = result.stdout.strip().splitlines()[0]
+    print(f"audit of Kafka's history (the bundle, --all-branches, local[2], cold), {runs} runs alternating:")
+    print(f"  {line}")
+    for floor, audit in zip(floors, audits):
+        print(f"  Spark floor (session + one trivial job) {floor:6.2f} s   audit {audit:6.2f} s   "
+              f"{audit / floor:.2f}x the floor")
+
+
 def bench_replay(frames: int) -> None:
     """bench/replay.py: generate, the plain loop (its peer), then replay on local[2]."""
     subprocess.run([sys.executable, str(Path(__file__).with_name("replay.py")), "--frames", str(frames)], check=True)
@@ -173,11 +209,16 @@ def main() -> None:
     parser.add_argument("--repo", type=Path, help="a git repository with spec history (default: synthetic)")
     parser.add_argument("--kafka-scale", action="store_true",
                         help="also audit a generated history of Kafka's size (17,000 commits, ~1,100 pairs)")
+    parser.add_argument("--kafka-history", action="store_true",
+                        help="only the audit of Kafka's real history (../shared's bundle) against Spark's floor")
     parser.add_argument("--frames", type=int, default=1_000_000)
     parser.add_argument("--skip-replay", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="krpc-bench-") as temp:
         work = Path(temp)
+        if args.kafka_history:
+            bench_kafka_history(work)
+            return
         repo = args.repo or synthetic_history(work)
         bench_audit(repo, work)
         if args.kafka_scale:

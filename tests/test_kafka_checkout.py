@@ -217,3 +217,17 @@ def test_audit_and_compat_agree_on_every_wire_break_of_the_history(kafka: Path) 
         assert by_compat == by_audit, (new_path, new_commit)
         verdicts |= {released for _, _, released in by_audit}
     assert verdicts == {True, False}  # both kinds occur in Kafka's history
+
+
+def test_every_branch_of_the_history(kafka: Path) -> None:
+    """audit --all-branches reads trunk and every release branch (remote-tracking in a clone): the
+    repository's ~1,150 distinct spec blobs and ~1,175 revision pairs."""
+    from linter.pipeline.audit import units
+    from linter.pipeline.history import branches, extract
+
+    names = branches(kafka)
+    assert {"trunk", "origin/3.9", "origin/2.8"} <= set(names) and "origin/HEAD" not in names
+    every = units(extract(str(kafka), refs=names))
+    assert len(every.blobs) > 1100 and len(every.pairs) > 1100
+    first_parent = extract(str(kafka), refs=names, first_parent=True)
+    assert 0 < len(first_parent.pairs) <= len(every.pairs)

@@ -35,18 +35,23 @@ def _pipeline_errors(call: Callable[[], Any]) -> Any:
               "branch); repeatable.")
 @click.option("--paths", multiple=True, metavar="GLOB", help="Spec files, as git globs (default: Kafka's spec "
               "locations, else every *.json); repeatable.")
+@click.option("--all-branches", is_flag=True, help="Also audit every branch: local and remote-tracking (a clone's "
+              "release branches).")
+@click.option("--first-parent", is_flag=True, help="Follow only the first parent of merges (each merged change once, "
+              "at its merge).")
 @click.option("--since", default=None, metavar="DATE", help="Only commits after DATE (as git log --since).")
 @click.option("--master", default=None, metavar="URL", help=MASTER_HELP)
 @click.option("--overwrite", is_flag=True, help="Replace OUT if it exists.")
-def audit_command(repo: str, out: str, refs: tuple[str, ...], paths: tuple[str, ...], since: str | None,
-                  master: str | None, overwrite: bool) -> None:
+def audit_command(repo: str, out: str, refs: tuple[str, ...], paths: tuple[str, ...], all_branches: bool,
+                  first_parent: bool, since: str | None, master: str | None, overwrite: bool) -> None:
     """Lint every spec blob of a repository's history and compare every revision pair, on Spark."""
     from linter.pipeline.audit import audit
     from linter.pipeline.progress import RunProgress
 
     with RunProgress() as progress:
         summary = _pipeline_errors(lambda: audit(repo, out, refs=refs, paths=paths, since=since, master=master,
-                                                 overwrite=overwrite, progress=progress))
+                                                 overwrite=overwrite, progress=progress, all_branches=all_branches,
+                                                 first_parent=first_parent))
     click.echo(f"{summary.commits} commits, {summary.revisions} spec revisions, {summary.blobs} distinct blobs "
                f"linted ({summary.findings} findings), {summary.pairs} revision pairs compared "
                f"({summary.changes} changes), {summary.errors} errors in {summary.seconds} s on {summary.master}")

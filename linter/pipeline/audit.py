@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Protocol
 
 from linter.pipeline import schema
-from linter.pipeline.history import History, RevisionPair, extract
+from linter.pipeline.history import History, RevisionPair, branches, extract
 from linter.pipeline.output import atomic_directory, write_parquet
 
 if TYPE_CHECKING:
@@ -275,8 +275,9 @@ def _unit_size(unit: BlobUnit | PairUnit) -> int:
 
 def audit(repo: str, out: str, *, refs: Iterable[str] = (), paths: Iterable[str] = (), since: str | None = None,
           master: str | None = None, overwrite: bool = False, spark: SparkSession | None = None,
-          progress: Progress | None = None) -> AuditSummary:
-    """Audit ``repo``'s history into ``out`` (Parquet datasets and report.html)."""
+          progress: Progress | None = None, all_branches: bool = False, first_parent: bool = False) -> AuditSummary:
+    """Audit ``repo``'s history into ``out`` (Parquet datasets and report.html); ``all_branches`` adds every
+    branch (local and remote-tracking, as Kafka's release branches are in a clone) to ``refs``."""
     from linter.pipeline.spark import require_pyspark, session
 
     if spark is None:
@@ -285,7 +286,9 @@ def audit(repo: str, out: str, *, refs: Iterable[str] = (), paths: Iterable[str]
     started = time.monotonic()
     with atomic_directory(out, overwrite=overwrite) as work_dir:
         progress.step("reading the history")
-        history = extract(repo, refs=list(refs) or None, paths=list(paths) or None, since=since)
+        refs = [*refs, *(branches(repo) if all_branches else ())]
+        history = extract(repo, refs=list(dict.fromkeys(refs)) or None, paths=list(paths) or None, since=since,
+                          first_parent=first_parent)
         work = units(history)
         progress.step(f"{len(history.revisions)} spec revisions, {len(work.blobs)} distinct blobs, "
                       f"{len(work.pairs)} revision pairs; starting Spark")

@@ -137,6 +137,15 @@ class History:
         return self._release_specs[tag]
 
 
+def branches(repo: str | os.PathLike[str]) -> list[str]:
+    """Every branch of ``repo``: local ones, and remote-tracking ones (a clone's release branches), not HEAD."""
+    with _history_errors():
+        top = _top(os.fspath(repo))
+        out = _git_output(top, "for-each-ref", "--format=%(refname:short)%00%(symref)", "refs/heads", "refs/remotes")
+    return [name for name, symref in (line.split("\0") for line in out.decode("utf-8", "replace").splitlines())
+            if not symref]
+
+
 def extract(
     repo: str | os.PathLike[str],
     refs: Sequence[str] | None = None,
