@@ -12,10 +12,8 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from linter.compat.revision import Revision
+from linter.compat.revision import Revision, parsed_once
 from linter.compat.sources import SourceError, _Git, _split, first_line, run_git
-from linter.engine.context import FileContext
-from linter.parse.document import read_document
 
 RELEASE_TAG = r"^v?\d+\.\d+(\.\d+)?$"
 
@@ -57,20 +55,10 @@ def release_revisions(cwd: str, releases: Sequence[Release]) -> list[Revision]:
     git = _Git.open(cwd, "--released needs a git repository")
     trees = {release.name: git.list_specs(git.tree(release.commit)) for release in releases}
     blobs = git.read_blobs(oid for entries in trees.values() for oid in entries.values())
-    parsed: dict[str, object] = {}
+    parsed: dict[bytes, object] = {}
     out = []
     for release in releases:
         entries = trees[release.name]
         specs, others = _split({rel: blobs[oid] for rel, oid in entries.items()})
-        revision = Revision(release.name, specs, f"{release.name}:", others)
-        messages = {}
-        for rel in specs:
-            oid = entries[rel]
-            if oid not in parsed:
-                parsed[oid] = FileContext(read_document(f"{release.name}:{rel}", blobs[oid])).message
-            message = parsed[oid]
-            if message is not None and message.name:
-                messages[rel] = message
-        revision.__dict__["messages"] = messages  # the cached_property, filled from the shared parse
-        out.append(revision)
+        out.append(parsed_once(Revision(release.name, specs, f"{release.name}:", others), parsed))
     return out

@@ -27,9 +27,12 @@ def compat_ruleset(config: Config) -> tuple[RuleSet, dict[str, Rule]]:
     return ruleset, {rule.check["compat"]: rule for rule in ruleset.of_scope("compat")}
 
 
-def to_report(result: CompatResult, config: Config | None = None) -> Report:
+def to_report(result: CompatResult, config: Config | None = None,
+              rules: tuple[RuleSet, dict[str, Rule]] | None = None) -> Report:
+    """The findings of a comparison; ``rules`` is ``compat_ruleset(config)`` when a caller already has it
+    (the audit compares a thousand pairs under one config)."""
     config = config or Config()
-    ruleset, by_change = compat_ruleset(config)
+    ruleset, by_change = rules or compat_ruleset(config)
     findings: dict[str, list[Finding]] = {}
     contexts: dict[str, FileContext] = {}
     for side, revision in (("old", result.old), ("new", result.new)):

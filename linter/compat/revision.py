@@ -65,3 +65,19 @@ class Revision:
             elif ctx.message is None:
                 out[rel] = "the file is not a JSON object"
         return out
+
+
+def parsed_once(revision: Revision, cache: dict[bytes, MessageSpec | None], limit: int = 20_000) -> Revision:
+    """``revision`` with its messages parsed through ``cache`` (file bytes -> message): revisions that share
+    files (releases of one repository) parse each distinct file once. The cache is emptied past ``limit``."""
+    messages = {}
+    for rel, data in revision.files.items():
+        if data not in cache:
+            if len(cache) >= limit:
+                cache.clear()
+            cache[data] = FileContext(read_document(revision.display(rel), data)).message
+        message = cache[data]
+        if message is not None and message.name:
+            messages[rel] = message
+    revision.__dict__["messages"] = messages  # the cached_property, filled from the shared parse
+    return revision

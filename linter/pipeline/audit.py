@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import time
 import traceback
+from functools import lru_cache
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -71,20 +72,42 @@ def lint_blob(unit: BlobUnit) -> list[dict[str, Any]]:
 
 
 def compare_pair(unit: PairUnit) -> list[dict[str, Any]]:
-    """The compat changes between the two sides of one pair, each a CHANGES row."""
-    from linter.compat.api import compare
+    """The compat changes between the two sides of one pair, each a CHANGES row (as ``krpc-lint compat``
+    reports them in the strict profile)."""
+    from linter.compat.compare import compare
+    from linter.compat.report import to_report
     from linter.compat.revision import Revision
-    from linter.engine.config import Config
 
     pair = unit.pair
     try:
         old = Revision("old", {pair["old_path"]: unit.old})
         new = Revision("new", {pair["new_path"]: unit.new} if unit.new is not None else {})
-        released = None if unit.released is None else [Revision(tag, files) for tag, files in unit.released]
-        report = compare(old, new, Config(profile=COMPAT_PROFILE), released=released)
+        released = None if unit.released is None else [_release(tag, files) for tag, files in unit.released]
+        config, rules = _compat_rules()
+        report = to_report(compare(old, new, released=released), config, rules)
         return [{**pair, **_change_columns(f)} for f in report.findings]
     except Exception as exc:  # noqa: BLE001 - a bad unit is a row, never a failed job
         return [_error_row(schema.CHANGES, pair, exc)]
+
+
+@lru_cache(maxsize=1)
+def _compat_rules() -> tuple[Any, Any]:
+    """The config and compat rules every pair is reported with, selected once per process."""
+    from linter.compat.report import compat_ruleset
+    from linter.engine.config import Config
+
+    config = Config(profile=COMPAT_PROFILE)
+    return config, compat_ruleset(config)
+
+
+_RELEASE_MESSAGES: dict[bytes, Any] = {}  # a release file's bytes -> its message: releases share most blobs
+
+
+def _release(tag: str, files: dict[str, bytes]) -> Any:
+    """A release's copy of a pair's files as a revision, each distinct file parsed once per process."""
+    from linter.compat.revision import Revision, parsed_once
+
+    return parsed_once(Revision(tag, files, f"{tag}:"), _RELEASE_MESSAGES)
 
 
 def _change_columns(finding: Any) -> dict[str, Any]:
