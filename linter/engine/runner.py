@@ -224,11 +224,13 @@ def _gc_paused():
             gc.enable()
 
 
-def lint_texts(texts: dict[str, str | bytes], config: Config | None = None, *, complete: bool = True) -> Report:
+def lint_texts(texts: dict[str, str | bytes], config: Config | None = None, *, complete: bool = True,
+               ruleset: RuleSet | None = None) -> Report:
     """Lint in-memory spec texts (name -> content) as one directory; used by examples and tests.
 
     ``complete=False`` treats the texts as part of a larger directory, so the cross-file checks
-    that need every file (a request without its response) stay quiet.
+    that need every file (a request without its response) stay quiet. ``ruleset`` is
+    ``select_rules(config)`` when the caller already has it (the audit lints a thousand blobs).
 
     >>> spec = '''{"name": "LedgerSummary", "type": "data", "validVersions": "0", "flexibleVersions": "0+",
     ...   "fields": [{"name": "SegmentCount", "type": "int32", "versions": "0+"}]}'''
@@ -241,7 +243,7 @@ def lint_texts(texts: dict[str, str | bytes], config: Config | None = None, *, c
     contexts = [FileContext(read_document(name, text if isinstance(text, bytes) else text.encode("utf-8")), target)
                 for name, text in texts.items()]
     whole = {str(Path(".").resolve())} if complete else set()
-    return lint_contexts(contexts, select_rules(config), config, complete=whole)
+    return lint_contexts(contexts, ruleset or select_rules(config), config, complete=whole)
 
 
 def lint_contexts(contexts: list[FileContext], ruleset: RuleSet, config: Config, complete: set[str]) -> Report:

@@ -63,12 +63,21 @@ def lint_blob(unit: BlobUnit) -> list[dict[str, Any]]:
 
     try:
         name = PurePosixPath(unit.path).name
-        report = lint_texts({name: unit.data}, complete=False)
+        report = lint_texts({name: unit.data}, complete=False, ruleset=_lint_rules())
         return [{"blob": unit.blob, "path": unit.path, "rule": f.rule, "name": f.name, "severity": f.severity,
                  "category": f.category, "line": f.line, "col": f.col, "message": f.message, "error": None}
                 for f in report.findings]
     except Exception as exc:  # noqa: BLE001 - a bad unit is a row, never a failed job
         return [_error_row(schema.FINDINGS, {"blob": unit.blob, "path": unit.path}, exc)]
+
+
+@lru_cache(maxsize=1)
+def _lint_rules() -> Any:
+    """The default profile's rules, selected once per process (as ``lint_texts`` would per blob)."""
+    from linter.engine.config import Config
+    from linter.engine.runner import select_rules
+
+    return select_rules(Config())
 
 
 def compare_pair(unit: PairUnit) -> list[dict[str, Any]]:
