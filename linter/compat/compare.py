@@ -122,27 +122,25 @@ class Unreleased:
         wanted = set(message.versions or NONE) if versions is None else set(versions)
         if not self.known:
             return frozenset(wanted & self.unstable(message))
-        own = message.versions or NONE  # a version the old revision lacks never shipped as it has it
         shipped: set[int] = set()
         for tops, paired in self._paired:
             release = paired.get(old_file)
-            if release is None or release.versions is None:
-                continue
-            stable = set(release.versions) - self.unstable(release, tops)
-            same = release.raw == message.raw
-            shipped |= {v for v in wanted - shipped
-                        if v in stable and own.contains(v) and (same or self._same_layout(message, release, v))}
+            shipped |= {v for v in wanted - shipped if self._ships(release, tops, message, v)}
         return frozenset(wanted - shipped)
 
     def shipped_in(self, old_file: str, message: MessageSpec, version: int) -> str | None:
         """The first release (in the order given) that shipped ``version`` as the old revision has it."""
-        for revision, (tops, paired) in zip(self.releases, self._paired):
-            release = paired.get(old_file)
-            if release is not None and release.versions is not None and release.versions.contains(version) \
-                    and version not in self.unstable(release, tops) and (message.versions or NONE).contains(version) \
-                    and (release.raw == message.raw or self._same_layout(message, release, version)):
-                return revision.label
-        return None
+        return next((revision.label for revision, (tops, paired) in zip(self.releases, self._paired)
+                     if self._ships(paired.get(old_file), tops, message, version)), None)
+
+    def _ships(self, release: MessageSpec | None, tops: dict[int, int], old: MessageSpec, version: int) -> bool:
+        """Whether a release's copy of the message has ``version``, stable, with the old revision's layout
+        (a version the old revision lacks never shipped as it has it)."""
+        if release is None or release.versions is None or not release.versions.contains(version):
+            return False
+        if version in self.unstable(release, tops) or not (old.versions or NONE).contains(version):
+            return False
+        return release.raw == old.raw or self._same_layout(old, release, version)
 
     def _same_layout(self, old: MessageSpec, release: MessageSpec, version: int) -> bool:
         try:

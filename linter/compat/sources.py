@@ -8,7 +8,6 @@ so a large tree costs no process per file and a hostile blob no unbounded memory
 
 from __future__ import annotations
 
-import glob
 import os
 import posixpath
 import re

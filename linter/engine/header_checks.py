@@ -41,7 +41,7 @@ def _parsed(message: MessageSpec) -> list[HeaderRange] | None:
     ranges = message.header_versions.ranges
     if not ranges or any(r.versions is None or r.header is None for r in ranges):
         return None
-    return sorted(ranges, key=lambda r: r.versions.lowest)
+    return list(message.header_versions.ordered)
 
 
 def _at(entry: HeaderRange) -> tuple:

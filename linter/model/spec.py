@@ -74,6 +74,11 @@ class HeaderVersions:
         object.__setattr__(self, "_sorted", tuple(parsed))
         object.__setattr__(self, "_starts", tuple(r.versions.lowest for r in parsed))
 
+    @property
+    def ordered(self) -> tuple[HeaderRange, ...]:
+        """The entries whose key parses, by their first version."""
+        return self._sorted
+
     def lookup(self, version: int) -> int | None:
         """The header version of ``version``: a binary search over a valid map (a frame pays log n however
         long it is); a map with gaps or overlaps (an error, KL213) is scanned in version order."""

@@ -66,10 +66,11 @@ def walk(top: str, onerror: Callable[[OSError], None] | None = None,
     JSON files that are specs whatever they hold (the config's ``include`` globs)."""
     found = Walk()
     for dirpath, names in json_files(top, onerror):
-        specs = [path for path in (os.path.join(dirpath, n) for n in names)
-                 if include(path) or is_spec(path, lambda path=path: _head(path))]
+        paths = [os.path.join(dirpath, n) for n in names]
+        specs = _specs(paths, include)
         found.specs.extend(specs)
-        found.skipped.extend(os.path.join(dirpath, n) for n in names if os.path.join(dirpath, n) not in specs)
+        chosen = set(specs)
+        found.skipped.extend(path for path in paths if path not in chosen)
         if specs:
             found.dirs.append(dirpath)
     return found
@@ -79,8 +80,7 @@ def json_files(top: str, onerror: Callable[[OSError], None] | None = None) -> It
     """Each directory below ``top`` (sorted, skipped ones left out) with its regular ``*.json`` files."""
     for dirpath, dirnames, filenames in os.walk(top, onerror=onerror):
         dirnames[:] = sorted(d for d in dirnames if not skipped_dir(d))
-        names = sorted(n for n in filenames if n.endswith(".json")
-                       and os.path.isfile(os.path.join(dirpath, n)) and not os.path.islink(os.path.join(dirpath, n)))
+        names = _regular_json(dirpath, filenames)
         if names:
             yield dirpath, names
 
@@ -89,16 +89,21 @@ def siblings(file: str) -> list[str]:
     """The other specs in ``file``'s directory (by the same rule), which a file named alone is checked with."""
     directory = os.path.dirname(file) or "."
     try:
-        names = sorted(os.listdir(directory))
+        names = _regular_json(directory, os.listdir(directory))
     except OSError:
         return []
-    found = []
-    for name in names:
-        path = os.path.join(directory, name)
-        if path != file and name.endswith(".json") and os.path.isfile(path) and not os.path.islink(path) \
-                and is_spec(path, lambda path=path: _head(path)):
-            found.append(path)
-    return found
+    return _specs([path for path in (os.path.join(directory, n) for n in names) if path != file])
+
+
+def _regular_json(directory: str, names: list[str]) -> list[str]:
+    """The ``*.json`` names of ``directory`` that are regular files, not links, sorted."""
+    return sorted(n for n in names if n.endswith(".json") and os.path.isfile(os.path.join(directory, n))
+                  and not os.path.islink(os.path.join(directory, n)))
+
+
+def _specs(paths: list[str], include: Callable[[str], bool] = lambda path: False) -> list[str]:
+    """The specs among JSON files on disk: ``include``d, else by location, else by their first bytes."""
+    return [path for path in paths if include(path) or is_spec(path, lambda path=path: _head(path))]
 
 
 def _head(path: str) -> bytes:
