@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
+from linter.compat.diff import is_key_record
 from linter.compat.revision import Revision
 from linter.model.spec import MessageSpec
 from linter.model.versions import NONE, Versions
@@ -417,9 +418,8 @@ def record_types(revision: Revision) -> dict[str, tuple[int, ...]]:
               if m.type == "data" and m.api_key is None and (m.name or "").endswith("Value")}
     types = {}
     for path, message in revision.messages.items():
-        if message.type == "data" and message.api_key is None and (message.name or "").endswith("Key") \
-                and message.versions is not None and 0 < len(range(message.versions.lowest,
-                                                                   message.versions.highest + 1)) <= _MAX_TYPES:
+        if is_key_record(message) and message.versions is not None \
+                and 0 < len(range(message.versions.lowest, message.versions.highest + 1)) <= _MAX_TYPES:
             value = values.get((str(PurePosixPath(path).parent), message.name[:-3] + "Value"))
             if value is not None:
                 types[value] = tuple(message.versions)
