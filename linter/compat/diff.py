@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from linter.compat.layout import LayoutBuilder, LayoutError, Slot, StructLayout
+from linter.compat.layout import LayoutBuilder, LayoutError, Slot, StructLayout, same_wire
 from linter.model.defaults import DefaultError, parse_default
 from linter.model.spec import COORDINATOR_TYPES, FieldSpec, MessageSpec
 from linter.model.traits import header_version
@@ -119,6 +119,7 @@ class MessageDiff:
         self.renames: dict[tuple[str, str], str] = {}  # (struct path, old name) -> new name, as in ``Slot.where``
         self.skipped: set[int] = set()  # shared versions whose layout was not compared field by field
         self.version_map: dict[int, int] = {}  # new version -> the old version it is compared with (default: same)
+        self.same_wire: set[int] = set()  # shared versions whose layouts are the same, names included (layout.same_wire)
 
     def old_version(self, version: int) -> int:
         """The old revision's version that the new revision's ``version`` is compared with."""
@@ -306,7 +307,10 @@ class MessageDiff:
                             [version], ("flexibleVersions",))
                 self.skipped.add(version)
                 continue
-            self._struct(old_layouts.build(version), new_layouts.build(version), "", version)
+            before, after = old_layouts.build(version), new_layouts.build(version)
+            if same_wire(before, after):
+                self.same_wire.add(version)
+            self._struct(before, after, "", version)
 
     # --- structs --------------------------------------------------------------------------------
 

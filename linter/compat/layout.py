@@ -168,6 +168,28 @@ class LayoutBuilder:
         return definition.fields
 
 
+def same_wire(a: StructLayout, b: StructLayout) -> bool:
+    """Whether every value one layout writes is read back by the other as the same named value: equal
+    signatures (the same slots, encodings and tags everywhere) and the same field names and nullability
+    at every place.
+    Both layouts come from ``traits.field_at``, as the codec's plans do, so the cross-check of such a
+    version can find nothing: the skip that keeps compat's cost in the versions a change touches."""
+    if a.signature != b.signature:
+        return False
+    return _same_fields(a, b)
+
+
+def _same_fields(a: StructLayout, b: StructLayout) -> bool:
+    pairs = [*zip(a.regular, b.regular), *((a.tagged[tag], b.tagged[tag]) for tag in a.tagged)]
+    for x, y in pairs:
+        if x.where != y.where or x.nullable != y.nullable:
+            return False
+        if isinstance(x.element, StructLayout) and isinstance(y.element, StructLayout) \
+                and not _same_fields(x.element, y.element):
+            return False
+    return True
+
+
 def shared_versions(old: Versions | None, new: Versions | None) -> Versions:
     if old is None or new is None:
         return NONE

@@ -3,7 +3,8 @@
 A wire break gets a *witness*: a value one revision encodes at a version, the hex, and what
 the other revision decodes from it (or its ``DecodeError``). A version judged compatible is
 cross-checked the same way with a few generated values in each direction; any divergence
-is a finding, so a mistake of the layout comparison cannot pass silently.
+is a finding, so a mistake of the layout comparison cannot pass silently. (A version whose
+layouts are the same wire, names included, is not: ``layout.same_wire``.)
 
 Divergence is judged by meaning, not by Python equality: the regular fields are compared in
 wire order (names must agree, allowing for known renames; wrapper structs that a
