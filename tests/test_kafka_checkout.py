@@ -5,6 +5,7 @@ native-image configs), and in a vendor's copy. One file discovery decides what i
 from __future__ import annotations
 
 import json
+import posixpath
 import shutil
 import subprocess
 from pathlib import Path
@@ -13,6 +14,8 @@ import pytest
 from conftest import require_shared, run_cli
 from gitrepo import git
 
+from linter.compat.revision import Revision
+from linter.compat.sources import read_revision
 from linter.parse.discovery import in_spec_location, looks_like_spec
 
 
@@ -190,33 +193,69 @@ def test_released_is_decided_by_the_layouts_the_releases_shipped(kafka: Path) ->
     assert [(f["rule"], f["released"]) for f in plain] == [("KL1011", True)]  # by version number alone
 
 
-def test_audit_and_compat_agree_on_every_wire_break_of_the_history(kafka: Path) -> None:
-    """Acceptance (issue 13): the audit (each release's copy of the file) and compat --released auto (every
-    release's whole tree) call the same breaks released, on every wire-breaking pair of the bundle's trunk."""
+def test_audit_and_compat_agree_on_every_change_of_the_history(kafka: Path) -> None:
+    """Acceptance (issue 13): on every revision pair of every branch of the bundle, the audit (each pair
+    with each release's copy of its file) and compat with every release's whole tree (``--released auto``)
+    report the same changes: rule, versions, released or not, and message (the release that shipped the
+    bytes included). compat is given the two files as ``REF:path`` names them (a deleted file: the two
+    directories), so a move between directories with the same base name is no rename to it."""
     from linter import Config, compare
     from linter.compat.releases import release_revisions, release_tags
-    from linter.compat.sources import read_revision
+    from linter.compat.revision import Revision
     from linter.pipeline.audit import run_in_process, units
-    from linter.pipeline.history import extract
+    from linter.pipeline.history import branches, extract
 
-    rows = run_in_process(units(extract(str(kafka))))["changes"]
+    history = extract(str(kafka), refs=branches(kafka))
+    work = units(history)
+    rows = run_in_process(work)["changes"]
     assert not [r for r in rows if r["error"]]
-    wire = [r for r in rows if r["category"] == "WIRE_BREAKING"]
-    pairs = {(r["old_commit"], r["old_path"], r["new_commit"], r["new_path"]) for r in wire}
-    assert len(pairs) >= 30, len(pairs)
+    by_audit: dict[tuple, set] = {_pair_key(unit.pair): set() for unit in work.pairs}
+    for row in rows:
+        by_audit[_pair_key(row)].add(_change_key(row["rule"], row["versions"], row["released"], row["message"], row))
+    for changes in by_audit.values():
+        changes.discard(None)
     releases = release_revisions(str(kafka), release_tags(str(kafka)))
-    verdicts = set()
-    for old_commit, old_path, new_commit, new_path in sorted(pairs):
-        report = compare(read_revision(f"{old_commit}:{old_path}", cwd=kafka),
-                         read_revision(f"{new_commit}:{new_path}", cwd=kafka), Config(profile="strict"),
-                         released=releases)
-        by_compat = {(f.rule, f.versions, f.released) for f in report.findings if f.category == "WIRE_BREAKING"}
-        by_audit = {(r["rule"], tuple(r["versions"]), r["released"]) for r in wire
-                    if (r["old_commit"], r["old_path"], r["new_commit"], r["new_path"])
-                    == (old_commit, old_path, new_commit, new_path)}
-        assert by_compat == by_audit, (new_path, new_commit)
-        verdicts |= {released for _, _, released in by_audit}
-    assert verdicts == {True, False}  # both kinds occur in Kafka's history
+    config, released_seen, deleted = Config(profile="strict"), set(), 0
+    for unit in work.pairs:
+        pair = unit.pair
+        if unit.new is None:
+            deleted += 1
+            directory = posixpath.dirname(pair["old_path"])
+            old = read_revision(f"{pair['old_commit']}:{directory}", cwd=kafka)
+            new = read_revision(f"{pair['new_commit']}:{directory}", cwd=kafka)
+        else:
+            old, new = _as_named(pair["old_commit"], pair["old_path"], unit.old), \
+                _as_named(pair["new_commit"], pair["new_path"], unit.new)
+        findings = [f for f in compare(old, new, config, released=releases).findings
+                    if unit.new is not None or f.path.endswith("/" + posixpath.basename(pair["old_path"]))]
+        by_compat = {_change_key(f.rule, f.versions, f.released, f.message, pair) for f in findings} - {None}
+        assert by_compat == by_audit[_pair_key(pair)], (pair["new_path"], pair["new_commit"])
+        released_seen |= {key[2] for key in by_compat if key[0] in WIRE_RULES}
+    assert len(work.pairs) > 1100 and len(rows) > 1400 and deleted > 0
+    assert released_seen == {True, False}  # released and unreleased wire breaks both occur in Kafka's history
+
+
+WIRE_RULES = {f"KL{n}" for n in range(1001, 1016)}
+
+
+def _pair_key(pair: dict) -> tuple:
+    return pair["old_commit"], pair["old_path"], pair["new_commit"], pair["new_path"]
+
+
+def _change_key(rule: str, versions, released: bool, message: str, pair: dict) -> tuple | None:
+    if rule == "KL1063":  # file-renamed: compat names the two files as given, by their base names
+        if posixpath.basename(pair["old_path"]) == posixpath.basename(pair["new_path"]):
+            return None  # moved to another directory: only the audit sees the paths
+        message = message.split(": file ")[0]
+    return rule, tuple(versions), released, message
+
+
+def _as_named(commit: str, path: str, data: bytes) -> Revision:
+    """What ``read_revision(f"{commit}:{path}")`` gives, from the bytes the audit read."""
+    from linter.compat.revision import Revision
+
+    name = posixpath.basename(path)
+    return Revision(f"{commit}:{path}", {name: data}, f"{commit}:{path[: len(path) - len(name)]}")
 
 
 def test_every_branch_of_the_history(kafka: Path) -> None:

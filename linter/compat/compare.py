@@ -53,13 +53,16 @@ def pair_messages(old: dict[str, MessageSpec], new: dict[str, MessageSpec]) -> l
     pairs: list[tuple[str | None, str | None]] = []
     old_left, new_left = dict(old), dict(new)
     for key_of in (_api_key, _name, _file, _wire_identity):
+        old_keys = {rel: key_of(rel, message) for rel, message in old_left.items()} if new_left else {}
+        if all(key is None for key in old_keys.values()):
+            continue  # nothing left to pair by this key: the other side's keys (layouts) are not worked out
         new_index: dict[object, list[str]] = {}
         for rel, message in new_left.items():
             key = key_of(rel, message)
             if key is not None:
                 new_index.setdefault(key, []).append(rel)
-        for rel, message in list(old_left.items()):
-            candidates = new_index.get(key_of(rel, message), [])
+        for rel, key in old_keys.items():
+            candidates = new_index.get(key, []) if key is not None else []
             if len(candidates) == 1 and candidates[0] in new_left:
                 pairs.append((rel, candidates[0]))
                 del old_left[rel], new_left[candidates[0]]

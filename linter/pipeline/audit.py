@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 import traceback
 from functools import lru_cache
 from collections.abc import Callable, Iterable
@@ -321,10 +322,12 @@ def audit(repo: str, out: str, *, refs: Iterable[str] = (), paths: Iterable[str]
         refs = [*refs, *(branches(repo) if all_branches else ())]
         history = extract(repo, refs=list(dict.fromkeys(refs)) or None, paths=list(paths) or None, since=since,
                           first_parent=first_parent)
-        work = units(history)
-        progress.step(f"{len(history.revisions)} spec revisions, {len(work.blobs)} distinct blobs, "
-                      f"{len(work.pairs)} revision pairs; starting Spark")
-        spark = spark or session(master)
+        with ThreadPoolExecutor(1) as pool:  # the JVM starts while the driver parses the blobs for their units
+            starting = pool.submit(session, master) if spark is None else None
+            work = units(history)
+            progress.step(f"{len(history.revisions)} spec revisions, {len(work.blobs)} distinct blobs, "
+                          f"{len(work.pairs)} revision pairs; starting Spark")
+            spark = spark or starting.result()
         progress.watch(spark)
         progress.step("linting the blobs and comparing the revision pairs")
         tables = {"revisions": [r.to_row() for r in history.revisions], **distributed(spark, work)}
