@@ -248,3 +248,45 @@ def test_a_deleted_spec_is_annotated_at_its_path_not_at_the_base_ref(runner: Run
     uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
             for r in json.loads((runner.repo / "k.sarif").read_text())["runs"][0]["results"]]
     assert f"{SPEC_DIR}/WidgetRegistrationRecord.json" in uris
+
+
+def _released_then_unreleased_version(repo: Path) -> dict[str, Any]:
+    """Release 1.0.0 ships WidgetFetchRequest v0-2; the base adds v3 (not marked unstable); the head retypes
+    WidgetCursor.Position, a v3-only field: a wire break of a version no release shipped."""
+    for name in ("WidgetFetchRequest.json", "WidgetFetchResponse.json"):
+        text = (DEMO / "old" / name).read_text()
+        assert '"validVersions": "0-3"' in text
+        write(repo, f"{SPEC_DIR}/{name}", text.replace('"validVersions": "0-3"', '"validVersions": "0-2"'))
+    commit(repo, "release 1.0.0")
+    git(repo, "tag", "1.0.0")
+    _specs(repo, DEMO / "old")
+    commit(repo, "base: v3")
+    base = git(repo, "rev-parse", "HEAD").strip()
+    spec = f"{SPEC_DIR}/WidgetFetchRequest.json"
+    text = (repo / spec).read_text()
+    write(repo, spec, text.replace('"Position", "type": "int64"', '"Position", "type": "int32"'))
+    commit(repo, "head: Position retyped")
+    return {"pull_request": {"number": 8, "base": {"sha": base, "ref": "main"},
+                             "head": {"sha": git(repo, "rev-parse", "HEAD").strip()}}}
+
+
+def test_release_tags_decide_what_shipped(runner: Runner, tmp_path: Path) -> None:
+    """With the checkout's release tags, a break of a version no release shipped is informational; a shallow
+    checkout has no tags, so the break counts as released and the summary says why."""
+    event = _released_then_unreleased_version(runner.repo)
+    result = runner.check("pull_request", event)
+    assert result.returncode == 0, result.stdout + result.stderr
+    summary = runner.summary.read_text()
+    assert "- **released versions** known from: release tag 1.0.0" in summary
+    assert "KL1003 [field-retyped]" in summary and "Position: int64 -> int32" in summary
+
+    assert runner.check("pull_request", event, released="none").returncode == 1
+    assert "known from: none (--released none)" in runner.summary.read_text()
+
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth=1", "--no-tags", f"file://{runner.repo}", str(clone))
+    runner.repo = clone
+    result = runner.check("pull_request", event)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "this shallow checkout has no release tags" in runner.summary.read_text()
+    assert runner.check("pull_request", event, released="auto").returncode == 2  # auto requires tags

@@ -167,6 +167,21 @@ def test_released_ref_decides_which_versions_are_frozen(tmp_path: Path) -> None:
     assert code == 1 and json.loads(out)["findings"][0]["released"] is True  # by version number alone
 
 
+def test_released_auto_needs_release_tags_and_says_why(tmp_path: Path) -> None:
+    repo = _specs(tmp_path, "repo", OLD)
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "no release yet")
+    code, _, err = _run("compat", "--against", "HEAD", "--released", "auto", cwd=repo)
+    assert code == 2 and "--released auto: this repository has no release tags (like 3.7.0 or v1.2)" in err
+    shallow = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth=1", f"file://{repo}", str(shallow)], check=True)
+    code, _, err = _run("compat", "--against", "HEAD", "--released", "auto", cwd=shallow)
+    assert code == 2 and "this shallow checkout has no release tags" in err
+    code, out, _ = _run("compat", "--against", "HEAD", cwd=shallow)  # the default: no tags, no error
+    assert code == 0, out
+
+
 def test_inline_suppression_in_the_new_file(tmp_path: Path) -> None:
     old = _specs(tmp_path, "old", OLD)
     suppressed = "// krpc-lint: ignore-file[KL1003] Id is widened on purpose; every client upgrades together\n" + RETYPED

@@ -1,7 +1,7 @@
 """The GitHub Action (``action.yml``): lint and compat in one step, for a pull request or a push.
 
 ``action.yml`` runs ``python -m linter.cli.action`` with its inputs in ``INPUT_PATHS``,
-``INPUT_AGAINST``, ``INPUT_FAIL_ON``, ``INPUT_CONFIG`` and ``INPUT_SARIF_FILE``, in the
+``INPUT_AGAINST``, ``INPUT_RELEASED``, ``INPUT_FAIL_ON``, ``INPUT_CONFIG`` and ``INPUT_SARIF_FILE``, in the
 checkout (the working directory). The run's context comes from what every runner sets:
 ``GITHUB_EVENT_NAME``/``GITHUB_EVENT_PATH`` (the base to compare against), ``GITHUB_STEP_SUMMARY``
 (the Markdown job summary) and ``GITHUB_OUTPUT`` (the step's outputs).
@@ -22,6 +22,7 @@ from pathlib import Path
 
 from linter.compat.api import compare_result
 from linter.compat.changelog import Changelog, changelog
+from linter.compat.releases import resolve_released
 from linter.compat.report import compat_ruleset, to_report
 from linter.compat.sources import SourceError, against, check_ref, first_line, run_git
 from linter.engine.config import Config, ConfigError, load_config
@@ -45,6 +46,7 @@ class Inputs:
 
     paths: tuple[str, ...] = ()
     against: str = ""
+    released: tuple[str, ...] = ()  # as compat's --released: empty is auto where the checkout has release tags
     fail_on: str = ""
     config: str = ""
     sarif_file: str = ""
@@ -55,6 +57,7 @@ class Inputs:
         if fail_on and fail_on not in SEVERITIES:
             raise ActionError(f"fail-on must be one of {', '.join(SEVERITIES)}, not {fail_on!r}")
         return cls(paths=tuple(env.get("INPUT_PATHS", "").split()), against=env.get("INPUT_AGAINST", "").strip(),
+                   released=tuple(env.get("INPUT_RELEASED", "").split()),
                    fail_on=fail_on, config=env.get("INPUT_CONFIG", "").strip(),
                    sarif_file=env.get("INPUT_SARIF_FILE", "").strip())
 
@@ -106,6 +109,7 @@ class Outcome:
     base: str
     why: str
     config: Config
+    released: str = ""  # where the knowledge of what shipped came from (releases.Released.source)
 
     @property
     def fail_on(self) -> str:
@@ -137,8 +141,10 @@ def check(inputs: Inputs, env: Mapping[str, str]) -> Outcome:
     ensure_commit(base)
     old, new = against(base, paths)
     old, new = replace(old, label=_short(base)), replace(new, label="this change")
-    result = compare_result(old, new)
-    return Outcome(lint_report, to_report(result, config), changelog(old, new, result), base, why, config)
+    released = resolve_released(inputs.released, ".")
+    result = compare_result(old, new, released=released.revisions)
+    return Outcome(lint_report, to_report(result, config), changelog(old, new, result), base, why, config,
+                   released.source)
 
 
 def _config(inputs: Inputs) -> Config:
@@ -162,7 +168,7 @@ def log(outcome: Outcome) -> str:
                      "set the `against` input to run compat\n")
     else:
         parts += [f"::group::krpc-lint compat against {outcome.base}\n", render_text(outcome.compat),
-                  "::endgroup::\n"]
+                  f"released versions known from: {outcome.released}\n", "::endgroup::\n"]
     return "".join(parts)
 
 
@@ -175,6 +181,7 @@ def job_summary(outcome: Outcome) -> str:
         lines.append("- **compat**: not run, no base commit to compare against (set the `against` input).")
     else:
         lines.append(f"- **compat** with `{_short(outcome.base)}` ({outcome.why}): {summary_line(outcome.compat)}")
+        lines.append(f"- **released versions** known from: {outcome.released}")
     lines.append("")
     if findings:
         lines += ["| Severity | Location | Rule | Message |", "| --- | --- | --- | --- |"]

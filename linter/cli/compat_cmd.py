@@ -36,35 +36,14 @@ def _revisions(paths: tuple[str, ...], against: str | None):
 
 
 def _released(refs: tuple[str, ...]):
-    """The release revisions ``--released`` names: REFs (or directories), ``auto`` (every release tag of the
-    repository) or ``none`` (no releases: only latestVersionUnstable marks a version unreleased)."""
-    from linter.compat.releases import release_revisions, release_tags
-    from linter.compat.sources import SourceError, read_revision
-
-    try:
-        if refs == ("none",):
-            return None
-        if not refs:  # the default: auto where the working directory is a repository with release tags
-            tags = _release_tags_here()
-            return release_revisions(os.getcwd(), tags) if tags else None
-        if "auto" in refs:
-            tags = release_tags(os.getcwd())
-            if not tags:
-                raise SourceError("--released auto: this repository has no release tags (like 3.7.0 or v1.2)")
-            return release_revisions(os.getcwd(), tags)
-        return [read_revision(ref if ":" in ref or os.path.exists(ref) else f"{ref}:") for ref in refs]
-    except SourceError as exc:
-        raise _source_error(exc) from None
-
-
-def _release_tags_here():
-    from linter.compat.releases import release_tags
+    """The release revisions ``--released`` names (see ``releases.resolve_released``)."""
+    from linter.compat.releases import resolve_released
     from linter.compat.sources import SourceError
 
     try:
-        return release_tags(os.getcwd())
-    except SourceError:  # not a git repository: no releases to know of
-        return []
+        return resolve_released(refs, os.getcwd()).revisions
+    except SourceError as exc:
+        raise _source_error(exc) from None
 
 
 def _short_labels(revisions):

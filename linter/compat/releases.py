@@ -9,11 +9,13 @@ blobs, and parses each distinct blob once: Kafka's 54 release tags share about 1
 from __future__ import annotations
 
 import re
+import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from linter.compat.revision import Revision, parsed_once
-from linter.compat.sources import SourceError, _Git, _split, first_line, run_git
+from linter.compat.sources import SourceError, _Git, _split, first_line, read_revision, run_git
 
 RELEASE_TAG = r"^v?\d+\.\d+(\.\d+)?$"
 
@@ -62,3 +64,51 @@ def release_revisions(cwd: str, releases: Sequence[Release]) -> list[Revision]:
         specs, others = _split({rel: blobs[oid] for rel, oid in entries.items()})
         out.append(parsed_once(Revision(release.name, specs, f"{release.name}:", others), parsed))
     return out
+
+
+@dataclass(frozen=True)
+class Released:
+    """What ``--released`` resolved to: the release revisions (``None``: no release knowledge, so only
+    ``latestVersionUnstable`` marks a version unreleased) and, for people, where they came from."""
+
+    revisions: list[Revision] | None
+    source: str
+
+
+def resolve_released(values: Sequence[str], cwd: str) -> Released:
+    """``--released`` values: none given (``auto`` where ``cwd`` is a repository with release tags, else no
+    knowledge), ``auto`` (every release tag; an error without any), ``none``, or refs and directories."""
+    if tuple(values) == ("none",):
+        return Released(None, "none (--released none)")
+    if not values or "auto" in values:
+        tags = _tags_here(cwd, required=bool(values))
+        if not tags:
+            return Released(None, f"none: {_why_no_tags(cwd)}")
+        named = f"release tag {tags[0].name}" if len(tags) == 1 else \
+            f"{len(tags)} release tags ({tags[0].name} … {tags[-1].name})"
+        return Released(release_revisions(cwd, tags), named)
+    revisions = [read_revision(ref if ":" in ref or os.path.exists(os.path.join(cwd, ref)) else f"{ref}:", cwd=cwd)
+                 for ref in values]
+    return Released(revisions, ", ".join(values))
+
+
+def _tags_here(cwd: str, required: bool) -> list[Release]:
+    try:
+        tags = release_tags(cwd)
+    except SourceError:  # not a git repository: no releases to know of
+        if required:
+            raise
+        return []
+    if required and not tags:
+        raise SourceError(f"--released auto: {_why_no_tags(cwd)}")
+    return tags
+
+
+def _why_no_tags(cwd: str) -> str:
+    shallow = run_git(cwd, "rev-parse", "--is-shallow-repository")
+    if shallow.returncode:
+        return "not a git repository, so no release tags"
+    if shallow.stdout.strip() == b"true":
+        return ("this shallow checkout has no release tags (like 3.7.0 or v1.2); fetch them, e.g. "
+                "actions/checkout with fetch-depth: 0")
+    return "this repository has no release tags (like 3.7.0 or v1.2)"
