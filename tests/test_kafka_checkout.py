@@ -93,6 +93,8 @@ def test_looks_like_spec(text: bytes, spec: bool) -> None:
 
 
 MESSAGES = "clients/src/main/resources/common/message"
+METADATA = "metadata/src/main/resources/common/metadata"
+RAFT = "raft/src/main/resources/common/message"
 
 
 def test_a_file_named_alone_is_checked_with_its_directory(kafka: Path) -> None:
@@ -168,8 +170,12 @@ def test_renamed_records_pair_by_their_bytes(tmp_path: Path) -> None:
 
 
 def _breaks(kafka: Path, subject: str, path: str, *released: str) -> list[dict]:
-    commit = git(kafka, "log", "--all", "--format=%h", "-1", "--grep", subject, "--fixed-strings").strip()
-    assert commit, f"no commit {subject!r} in the bundle"
+    """The wire breaks ``compat`` (the CLI, --released auto unless given) reports for the commit whose subject
+    starts with ``subject``: its parent's file against its own."""
+    found = [line.split("\0") for line in git(kafka, "log", "--all", "--format=%h%x00%s").splitlines()]
+    commits = [commit for commit, text in found if text.startswith(subject)]
+    assert commits, f"no commit {subject!r} in the bundle"
+    commit = commits[0]
     args = [arg for value in released for arg in ("--released", value)]
     result = run_cli("compat", *args, "--format", "json", f"{commit}~1:{path}", f"{commit}:{path}", cwd=kafka)
     assert result.returncode in (0, 1), result.stderr
@@ -191,6 +197,30 @@ def test_released_is_decided_by_the_layouts_the_releases_shipped(kafka: Path) ->
     plain = _breaks(kafka, "KAFKA-10028: Implement write path for feature versioning system",
                     f"{MESSAGES}/ApiVersionsResponse.json", "none")
     assert [(f["rule"], f["released"]) for f in plain] == [("KL1011", True)]  # by version number alone
+
+
+@pytest.mark.parametrize(("subject", "path", "release"), [
+    # KIP-360 added fields to InitProducerId v2 after the 2.4 branch shipped v2 without them ...
+    ("KAFKA-8710; Allow transactional producers", f"{MESSAGES}/InitProducerIdRequest.json", "v2 as shipped in 2.4.0"),
+    # ... and KAFKA-9229 moved them to v3: it changes a v2 layout that no release ever shipped.
+    ("KAFKA-9229: Fix incompatible change", f"{MESSAGES}/InitProducerIdRequest.json", None),
+    # KRaft's records of 2.8.0 (early access) were changed incompatibly for 3.0.
+    ("KAFKA-13053; Bump kraft frame version", f"{METADATA}/TopicRecord.json", "v0 as shipped in 2.8.0"),
+    # The quorum-state file lost ClusterId (as shipped since 2.7.0); the revert restores the shipped layout.
+    ("KAFKA-14371: Remove unused clusterId", f"{RAFT}/QuorumStateData.json", "v0 as shipped in 2.7.0"),
+    ('Revert "KAFKA-14371', f"{RAFT}/QuorumStateData.json", None),
+    # 3.7.0 shipped ConsumerGroupDescribe v0 with the request marked latestVersionUnstable: the response's
+    # v0 is unreleased too, although 3.7.0's response file has no such mark.
+    ("MINOR: Mark ConsumerGroupDescribe API as stable", f"{MESSAGES}/ConsumerGroupDescribeResponse.json", None),
+])
+def test_released_cases_established_by_reading_the_releases(kafka: Path, subject: str, path: str,
+                                                             release: str | None) -> None:
+    """Each case checked by hand against the release tags' copies of the file (git show TAG:path)."""
+    breaks = _breaks(kafka, subject, path)
+    assert breaks
+    assert all(f["released"] is (release is not None) for f in breaks), breaks
+    if release is not None:
+        assert all(f["message"].endswith(f"({release})") for f in breaks), breaks
 
 
 def test_audit_and_compat_agree_on_every_change_of_the_history(kafka: Path) -> None:
