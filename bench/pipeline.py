@@ -154,7 +154,7 @@ def bench_audit(repo: Path, work: Path) -> None:
     cold = time.perf_counter() - started
     if result.returncode:
         sys.exit(f"audit failed:\n{result.stdout}{result.stderr}")
-    revisions, pairs = len(history.revisions), len(work_units.pairs)
+    revisions, pairs = len(work_units.revisions), len(work_units.pairs)
     print(f"audit of {repo}: {revisions} spec revisions, {len(work_units.blobs)} distinct blobs, {pairs} pairs")
     print(f"  history extraction (git)                 {extracted:7.2f} s")
     print(f"  in-process, 1 core, no Spark (peer)      {in_process:7.2f} s   "

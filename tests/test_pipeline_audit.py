@@ -124,6 +124,29 @@ def test_audit_tables_row_by_row(history_repo: dict[str, str], tmp_path: Path, s
     assert "<!doctype html>" in html.lower() and "WidgetFetchRequest" in html
 
 
+def test_a_vendor_layout_audits_its_specs_and_skips_other_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Specs outside Kafka's locations (a vendor's copy) among other JSON: the audit tells them apart as
+    lint and compat do (by content), and a spec broken in one revision stays a spec."""
+    isolate_git(monkeypatch, tmp_path)
+    repo = init_repo(tmp_path / "vendor", "main")
+    for spec in (DEMO / "old").glob("*.json"):
+        write(repo, f"kafka/protocol/schemas/{spec.name}", spec.read_text())
+    write(repo, "package.json", '{"name": "client", "version": "1.0.0"}\n')
+    write(repo, "kafka/protocol/schemas/manifest.json", '{"files": 3}\n')
+    _commit(repo, "vendored", "2024-01-10T10:00:00Z", monkeypatch)
+    write(repo, "kafka/protocol/schemas/WidgetFetchRequest.json", "{ broken")
+    write(repo, "package.json", '{"name": "client", "version": "1.0.1"}\n')
+    _commit(repo, "broken", "2024-01-11T10:00:00Z", monkeypatch)
+    work = units(extract(str(repo)))
+    assert work.skipped == 2
+    assert sorted({r.path.rsplit("/", 1)[-1] for r in work.revisions}) == [
+        "WidgetFetchRequest.json", "WidgetFetchResponse.json", "WidgetRegistrationRecord.json"]
+    assert [unit.pair["new_path"].rsplit("/", 1)[-1] for unit in work.pairs] == ["WidgetFetchRequest.json"]
+    rows = run_in_process(work)
+    assert not {r["path"] for r in rows["findings"]} & {"package.json", "kafka/protocol/schemas/manifest.json"}
+    assert "KL001" in {r["rule"] for r in rows["findings"]}  # the broken revision is linted, as a spec
+
+
 def test_distributed_results_equal_the_library_in_process(history_repo: dict[str, str], spark) -> None:
     """Spark's rows against direct calls of the public library (lint_texts, compare) per unit."""
     history = extract(history_repo["repo"])

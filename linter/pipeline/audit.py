@@ -24,7 +24,8 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Protocol
 
 from linter.pipeline import schema
-from linter.pipeline.history import History, RevisionPair, branches, extract
+from linter.parse.discovery import is_spec
+from linter.pipeline.history import History, RevisionPair, SpecRevision, branches, extract
 from linter.pipeline.output import atomic_directory, write_parquet
 
 if TYPE_CHECKING:
@@ -149,14 +150,20 @@ def pair_columns(pair: RevisionPair) -> dict[str, Any]:
 
 @dataclass
 class Units:
-    """The work of one audit: blobs to lint and pairs to compare."""
+    """The work of one audit: blobs to lint and pairs to compare, and the spec revisions they come from."""
 
     blobs: list[BlobUnit] = field(default_factory=list)
     pairs: list[PairUnit] = field(default_factory=list)
+    revisions: list[SpecRevision] = field(default_factory=list)
+    skipped: int = 0  # paths of other JSON that git listed but no revision of which is a spec
 
 
 def units(history: History) -> Units:
     """Every work unit, each distinct blob read once (the releases' files included).
+
+    Specs are told from other JSON as every command does (``parse.discovery.is_spec``: Kafka's spec
+    locations, else spec-like content): a file whose lineage never held a spec is skipped and counted,
+    one that held a spec at any revision stays a spec (broken or not).
 
     A pair is judged against every release (``krpc-lint compat --released auto`` does the same): each
     release's copy of the pair's file, with the request of a response (its ``latestVersionUnstable``
@@ -166,15 +173,28 @@ def units(history: History) -> Units:
     wanted = set(history.blobs) | {p.old.blob for p in history.pairs if p.old.blob}  # with --since, an old
     wanted |= {b for files in release_files.values() for b in files.values()}  # side may predate the listed blobs
     contents = history.read_blobs(sorted(wanted))
-    blobs = [BlobUnit(blob, path, contents[blob]) for blob, path in history.blobs.items()]
+
+    def spec(path: str, blob: str | None) -> bool:
+        return blob is not None and is_spec(path, lambda: contents[blob])
+
+    lineages = {r.lineage for r in history.revisions if spec(r.path, r.blob)}
+    lineages |= {p.lineage for p in history.pairs if spec(p.old.path, p.old.blob)}
+    revisions = [r for r in history.revisions if r.lineage in lineages]
+    skipped = len({r.path for r in history.revisions if r.lineage not in lineages})
+    linted = {r.blob for r in revisions}
+    blobs = [BlobUnit(blob, path, contents[blob]) for blob, path in history.blobs.items() if blob in linted]
+    release_files = {tag: {path: blob for path, blob in files.items() if spec(path, blob)}
+                     for tag, files in release_files.items()}
     keys_of = _Keys(contents)
     releases = _release_index(release_files, keys_of)
     pairs = []
     for pair in history.pairs:
+        if pair.lineage not in lineages:
+            continue
         released = _releases_of(pair, releases, contents, keys_of) if release_files else None
         new = contents[pair.new.blob] if pair.new.blob else None
         pairs.append(PairUnit(pair_columns(pair), contents[pair.old.blob], new, released))
-    return Units(blobs, pairs)
+    return Units(blobs, pairs, revisions, skipped)
 
 
 def _releases_of(pair: RevisionPair, releases: dict[str, dict[tuple, str]], contents: dict[str, bytes],
@@ -325,17 +345,18 @@ def audit(repo: str, out: str, *, refs: Iterable[str] = (), paths: Iterable[str]
         with ThreadPoolExecutor(1) as pool:  # the JVM starts while the driver parses the blobs for their units
             starting = pool.submit(session, master) if spark is None else None
             work = units(history)
-            progress.step(f"{len(history.revisions)} spec revisions, {len(work.blobs)} distinct blobs, "
-                          f"{len(work.pairs)} revision pairs; starting Spark")
+            skipped = f" ({work.skipped} other JSON files skipped)" if work.skipped else ""
+            progress.step(f"{len(work.revisions)} spec revisions, {len(work.blobs)} distinct blobs, "
+                          f"{len(work.pairs)} revision pairs{skipped}; starting Spark")
             spark = spark or starting.result()
         progress.watch(spark)
         progress.step("linting the blobs and comparing the revision pairs")
-        tables = {"revisions": [r.to_row() for r in history.revisions], **distributed(spark, work)}
+        tables = {"revisions": [r.to_row() for r in work.revisions], **distributed(spark, work)}
         progress.step("writing revisions/, findings/, changes/")
         for name, rows in tables.items():
             write_parquet(rows, getattr(schema, name.upper()), work_dir / name)
         errors = sum(1 for table in ("findings", "changes") for row in tables[table] if row["error"])
-        summary = AuditSummary(out, len({r.commit for r in history.revisions}), len(history.revisions),
+        summary = AuditSummary(out, len({r.commit for r in work.revisions}), len(work.revisions),
                                len(work.blobs), len(work.pairs), len(tables["findings"]), len(tables["changes"]),
                                errors, round(time.monotonic() - started, 1), spark.sparkContext.master)
         summary.meta = _meta(repo, history, summary)
