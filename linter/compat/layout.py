@@ -171,9 +171,9 @@ class LayoutBuilder:
 def same_wire(a: StructLayout, b: StructLayout) -> bool:
     """Whether every value one layout writes is read back by the other as the same named value: equal
     signatures (the same slots, encodings and tags everywhere) and the same field names and nullability
-    at every place.
-    Both layouts come from ``traits.field_at``, as the codec's plans do, so the cross-check of such a
-    version can find nothing: the skip that keeps compat's cost in the versions a change touches."""
+    at every place. Both layouts come from ``traits.field_at``, as the codec's plans do, so a cross-check
+    of such a version can find nothing: skipping it keeps compat's codec work in the versions a change
+    reshapes."""
     if a.signature != b.signature:
         return False
     return _same_fields(a, b)

@@ -8,8 +8,8 @@ blobs, and parses each distinct blob once: Kafka's 54 release tags share about 1
 
 from __future__ import annotations
 
-import re
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
