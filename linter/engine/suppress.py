@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from linter.engine.findings import Finding
-from linter.parse.jsonc import _COMMENT_OR_STRING
+from linter.parse.jsonc import tokens
 
-_DIRECTIVE = re.compile(r"krpc-lint:\s*(ignore|ignore-file)\[([^\]]*)\]\s*(.*?)\s*(?:\*/)?\s*$", re.S)
+_DIRECTIVE = re.compile(r"krpc-lint:\s*+(ignore|ignore-file)\[([^\]]*+)\]")  # the reason: the rest of the comment
 
 
 @dataclass
@@ -42,20 +42,21 @@ def parse_suppressions(text: str, line_col) -> list[Suppression]:
     if "krpc-lint:" not in text:
         return []
     found = []
-    for match in _COMMENT_OR_STRING.finditer(text):
-        comment = match.group(1)
-        if not comment or "krpc-lint:" not in comment:
+    for kind, start, end in tokens(text):
+        comment = text[start:end]
+        if kind != "comment" or "krpc-lint:" not in comment:
             continue
         directive = _DIRECTIVE.search(comment)
         if directive is None:
             continue
-        line, col = line_col(match.start())
-        line_start = text.rfind("\n", 0, match.start()) + 1
-        alone = text[line_start : match.start()].strip() == ""
+        line, col = line_col(start)
+        line_start = text.rfind("\n", 0, start) + 1
+        alone = text[line_start:start].strip() == ""
         end_line = line + comment.count("\n")
         lines = (line, end_line + 1) if alone else (line,)
         rules = tuple(r.strip() for r in directive.group(2).split(",") if r.strip())
-        found.append(Suppression(line, col, rules, directive.group(3).strip(), directive.group(1) == "ignore-file", lines))
+        reason = comment[directive.end():].removesuffix("*/").strip()
+        found.append(Suppression(line, col, rules, reason, directive.group(1) == "ignore-file", lines))
     return found
 
 

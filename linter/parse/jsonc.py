@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,12 +27,12 @@ Path = tuple[str | int, ...]
 
 # Jackson ends a // comment at CR or LF and rejects control characters (but tab) in comments.
 _CTRL = "\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f"
-_LINE_COMMENT = rf"//[^\r\n{_CTRL}]*"
-_BLOCK_COMMENT = rf"/\*(?:[^*{_CTRL}]|\*(?!/))*\*/"
-_COMMENT_OR_STRING = re.compile(rf'"(?:[^"\\\n]|\\.)*"|({_LINE_COMMENT}|{_BLOCK_COMMENT})')
-# Keeps each string (group 1) and turns each comment into a space, entirely in C: an
-# unmatched group is replaced by "", so the template is "string + space" or "space".
-_STRING_OR_COMMENT = re.compile(rf'("(?:[^"\\\n]|\\.)*")|{_LINE_COMMENT}|{_BLOCK_COMMENT}')
+# Every pattern below runs over untrusted text, so none may backtrack: a run of ordinary characters is
+# one possessive character-class loop (no state kept per character: a 15 MB string costs no memory),
+# and a comment's end is found with str.find, never by a pattern that could retry from every "/*".
+_SPECIAL = re.compile(r'["/]')
+_STRING_BODY = re.compile(r'[^"\\\n]*+(?:\\.[^"\\\n]*+)*+')  # up to the closing quote, or the line's end
+_EOL = re.compile(r"[\r\n]")
 # Text the fast path leaves to the positional parser: lone CRs (line ends for comments but not
 # for our line splitting) and control characters (Jackson rejects them in comments too).
 _LONE_CR = re.compile(r"\r(?!\n)")
@@ -40,7 +41,85 @@ _CONTROL_CHAR = re.compile(f"[{_CTRL}]")
 
 def _needs_careful_read(text: str) -> bool:
     return ("\r" in text and _LONE_CR.search(text) is not None) or _CONTROL_CHAR.search(text) is not None
-_HAS_COMMENT_START = re.compile(r"/[/*]")
+
+
+def tokens(text: str) -> Iterator[tuple[str, int, int]]:
+    """Each string and comment of a JSON-with-comments text, in order, as ``(kind, start, end)``: kind is
+    ``string``, ``comment``, ``open-string`` (no closing quote on its line) or ``open-comment`` (a ``/*``
+    never closed, which ends the scan). Linear in the text: every character is looked at a bounded
+    number of times, whatever the text holds."""
+    pos, size, find = 0, len(text), text.find
+    while True:
+        special = _SPECIAL.search(text, pos)
+        if special is None:
+            return
+        start = special.start()
+        if text[start] == '"':
+            end = _STRING_BODY.match(text, start + 1).end()
+            if end < size and text[end] == '"':
+                yield "string", start, end + 1
+                pos = end + 1
+            else:
+                yield "open-string", start, end
+                pos = end
+        elif text.startswith("//", start):
+            line_end = _EOL.search(text, start)
+            pos = size if line_end is None else line_end.start()
+            yield "comment", start, pos
+        elif text.startswith("/*", start):
+            close = find("*/", start + 2)
+            if close < 0:
+                yield "open-comment", start, size
+                return
+            pos = close + 2
+            yield "comment", start, pos
+        else:
+            pos = start + 1
+
+
+def _strip_comments(text: str) -> str | None:
+    """The text with each comment blanked to a space; ``None`` when a string or comment is left open (the
+    positional parser then explains it). Strings cannot span lines in valid JSON, so without block
+    comments only the lines holding a '/' are scanned; the usual one, a comment owning the rest of its
+    line, is cut without a scan."""
+    if "/" not in text:
+        return text
+    if "/*" in text:
+        return _blank_comments(text)
+    out = []
+    find, start = text.find, 0
+    slash = find("/")
+    while slash >= 0:
+        line_start = text.rfind("\n", 0, slash) + 1
+        line_end = find("\n", slash)
+        if line_end < 0:
+            line_end = len(text)
+        out.append(text[start:line_start])
+        before = text[line_start:slash]
+        if '"' not in before and text.startswith("//", slash):
+            out.append(before)
+        else:
+            line = _blank_comments(text[line_start:line_end])
+            if line is None:
+                return None
+            out.append(line)
+        start = line_end
+        slash = find("/", line_end)
+    out.append(text[start:])
+    return "".join(out)
+
+
+def _blank_comments(text: str) -> str | None:
+    out, done = [], 0
+    for kind, start, end in tokens(text):
+        if kind == "comment":
+            out.append(text[done:start])
+            out.append(" ")
+            done = end
+        elif kind != "string":
+            return None
+    out.append(text[done:])
+    return "".join(out)
 
 
 class JsonSyntaxError(Exception):
@@ -55,34 +134,6 @@ class JsonSyntaxError(Exception):
 
 class _Duplicate(Exception):
     pass
-
-
-def _strip_comments(text: str) -> str:
-    """Blank out comments. Strings cannot span lines in valid JSON (and ``json.loads``
-    rejects the document if one does), so only lines holding a '/' need the regex; block
-    comments, which may span lines, send the whole text through it."""
-    if "/" not in text:
-        return text
-    if "/*" in text:
-        return _STRING_OR_COMMENT.sub(r"\1 ", text)
-    out = []
-    find, start = text.find, 0
-    slash = find("/")
-    while slash >= 0:
-        line_start = text.rfind("\n", 0, slash) + 1
-        line_end = find("\n", slash)
-        if line_end < 0:
-            line_end = len(text)
-        out.append(text[start:line_start])
-        before = text[line_start:slash]
-        if '"' not in before and text.startswith("//", slash):
-            out.append(before)  # the usual case: a comment that owns the rest of the line
-        else:
-            out.append(_STRING_OR_COMMENT.sub(r"\1 ", text[line_start:line_end]))
-        start = line_end
-        slash = find("/", line_end)
-    out.append(text[start:])
-    return "".join(out)
 
 
 def _reject_constant(name: str) -> Any:
@@ -107,20 +158,41 @@ def fast_load(text: str) -> Any | None:
     """
     if _needs_careful_read(text):
         return None
+    stripped = _strip_comments(text)
+    if stripped is None:
+        return None
     try:
-        return _DECODER.decode(_strip_comments(text))
+        value = _DECODER.decode(stripped)
     except (ValueError, _Duplicate, RecursionError):
         return None
+    return value if _within_depth(value) else None
+
+
+def _within_depth(value: Any) -> bool:
+    """Whether no value lies deeper than MAX_DEPTH, the positional parser's limit: the two readers give
+    one verdict (the C decoder's own limit is Python's recursion limit, far deeper)."""
+    if type(value) is not dict and type(value) is not list:
+        return True
+    stack = [(value, 0)]
+    while stack:
+        container, depth = stack.pop()
+        children = container.values() if type(container) is dict else container
+        if children and depth >= MAX_DEPTH:
+            return False
+        stack.extend((child, depth + 1) for child in children if type(child) is dict or type(child) is list)
+    return True
 
 
 # ---------------------------------------------------------------------------------------
 # Positional parser
 
-_WS = re.compile(rf"(?:[ \t\r\n]+|{_LINE_COMMENT}|{_BLOCK_COMMENT})*")
-_STRING = re.compile(r'"((?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*)"')
+_WHITESPACE = re.compile(r"[ \t\r\n]*+")
+_LINE_COMMENT = re.compile(rf"//[^\r\n{_CTRL}]*+")
+_BLOCK_COMMENT_BODY = re.compile(rf"[^{_CTRL}]*+")  # checked up to the "*/" that str.find located
+_STRING = re.compile(r'"([^"\\\x00-\x1f]*+(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*+)*+)"')
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
-_MAX_DEPTH = 200
+MAX_DEPTH = 200  # values nested deeper are a syntax finding, on both paths
 
 
 def _describe(ch: str) -> str:
@@ -165,22 +237,30 @@ class PositionalParser:
         return value
 
     def _skip(self) -> None:
-        text = self.text
-        self.pos = _WS.match(text, self.pos).end()
-        if text.startswith("/*", self.pos):
-            end = text.find("*/", self.pos + 2)
-            if end < 0:
-                raise JsonSyntaxError(self.pos, "unterminated block comment")
-            bad = re.search(f"[{_CTRL}]", text[self.pos : end])
-            raise JsonSyntaxError(self.pos + bad.start(), "control character in a comment")
-        if text.startswith("//", self.pos):
-            raise JsonSyntaxError(self.pos, "control character in a comment")
-        if text.startswith("/", self.pos) and not text.startswith("//", self.pos):
-            raise JsonSyntaxError(self.pos, "unexpected '/': comments start with // or /*")
+        """Past whitespace and comments; linear: each comment's end is found with str.find."""
+        text, size = self.text, len(self.text)
+        pos = _WHITESPACE.match(text, self.pos).end()
+        while pos < size and text[pos] == "/":
+            if text.startswith("//", pos):
+                end = _LINE_COMMENT.match(text, pos).end()
+                if end < size and text[end] not in "\r\n":
+                    raise JsonSyntaxError(end, "control character in a comment")
+            elif text.startswith("/*", pos):
+                close = text.find("*/", pos + 2)
+                if close < 0:
+                    raise JsonSyntaxError(pos, "unterminated block comment")
+                bad = _BLOCK_COMMENT_BODY.match(text, pos + 2, close).end()
+                if bad < close:
+                    raise JsonSyntaxError(bad, "control character in a comment")
+                end = close + 2
+            else:
+                raise JsonSyntaxError(pos, "unexpected '/': comments start with // or /*")
+            pos = _WHITESPACE.match(text, end).end()
+        self.pos = pos
 
     def _value(self, path: Path, depth: int) -> Any:
-        if depth > _MAX_DEPTH:
-            raise JsonSyntaxError(self.pos, f"nesting deeper than {_MAX_DEPTH} levels")
+        if depth > MAX_DEPTH:
+            raise JsonSyntaxError(self.pos, f"nesting deeper than {MAX_DEPTH} levels")
         text, start = self.text, self.pos
         self.positions.values[path] = start
         ch = text[start : start + 1]

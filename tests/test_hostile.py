@@ -1,0 +1,111 @@
+"""Hostile input (issue 14): each reproducer of the fuzzing campaign, run as a user runs krpc-lint (a fresh
+process), must finish within generous ceilings that only a pathological case exceeds (5 s and 300 MB of
+peak memory; the fixed versions take a fraction of that) and end in a finding or a one-line error with
+exit 0, 1 or 2, never an "internal error" or a traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO_ROOT
+
+SECONDS = 5.0
+MEGABYTES = 300
+
+
+@dataclass(frozen=True)
+class Outcome:
+    code: int
+    stdout: str
+    stderr: str
+    seconds: float
+    megabytes: float
+
+
+def run_bounded(*args: str, cwd: Path = REPO_ROOT, stdin: bytes = b"") -> Outcome:
+    """``krpc-lint ARGS`` in a fresh process, with its wall time and its own peak memory (``wait4``'s rusage
+    of that child alone); killed after 20 times the ceiling."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as given:
+        given.write(stdin)
+        given.seek(0)
+        started = time.monotonic()
+        process = subprocess.Popen([sys.executable, "-m", "linter.cli.main", *args], cwd=cwd, stdin=given,
+                                   stdout=out, stderr=err, env={**os.environ, "NO_COLOR": "1"})
+        killer = threading.Timer(20 * SECONDS, process.kill)
+        killer.start()
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+        finally:
+            killer.cancel()
+        process.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+        seconds = time.monotonic() - started
+        out.seek(0)
+        err.seek(0)
+        return Outcome(process.returncode, out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"),
+                       seconds, usage.ru_maxrss / 1024)
+
+
+def assert_bounded(outcome: Outcome, *, seconds: float = SECONDS) -> None:
+    text = outcome.stdout + outcome.stderr
+    assert outcome.code in (0, 1, 2), text
+    assert "internal error" not in text and "Traceback" not in text, text
+    assert outcome.seconds < seconds, f"{outcome.seconds:.1f} s"
+    assert outcome.megabytes < MEGABYTES, f"{outcome.megabytes:.0f} MB"
+
+
+# --- the reader ------------------------------------------------------------------------------------
+
+
+def _lint(tmp_path: Path, text: str | bytes, name: str = "Hostile.json") -> Outcome:
+    path = tmp_path / name
+    path.write_bytes(text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text)
+    return run_bounded("lint", "--no-cache", str(path))
+
+
+@pytest.mark.parametrize(("label", "text", "message"), [
+    ("90 KB of unterminated block comments", "{}" + "/*x" * 30_000, "unterminated block comment"),
+    ("an unterminated string on a line holding //", '{"name": "x // y' + ' "a" // "b' * 30_000 + "\n}",
+     "KL001"),
+    ("a line comment followed by a control character", '{} // x\x01' + "y" * 100_000, "control character in a comment"),
+    ("a block comment holding a control character", "{} /*" + "x" * 100_000 + "\x02 */", "control character in a comment"),
+])
+def test_the_reader_is_linear(tmp_path: Path, label: str, text: str, message: str) -> None:
+    outcome = _lint(tmp_path, text)
+    assert_bounded(outcome)
+    assert outcome.code == 1 and message in outcome.stdout, (label, outcome.stdout)
+
+
+def test_a_15_mb_string_costs_memory_in_proportion(tmp_path: Path) -> None:
+    """One string value of 15 MB (with escapes): the string pattern keeps no state per character."""
+    text = '{"name": "' + "abcdefg\\n" * 1_700_000 + '", "validVersions": "0", "fields": []}'
+    outcome = _lint(tmp_path, text)
+    assert_bounded(outcome)
+
+
+@pytest.mark.parametrize("depth", [199, 200, 201, 3000])
+def test_both_readers_share_one_nesting_limit(tmp_path: Path, depth: int) -> None:
+    """A duplicate key sends a file to the positional reader; the verdict on its nesting must not change."""
+    base = '{"name": "X", %s"type": "data", "validVersions": "0", "fields": ' + "[" * depth + "1" + "]" * depth + "}"
+    plain, duplicated = _lint(tmp_path, base % "", "A.json"), _lint(tmp_path, base % '"name": "X", ', "B.json")
+    for outcome in (plain, duplicated):
+        assert_bounded(outcome)
+    too_deep = depth >= 200  # the innermost value lies at depth + 1
+    assert ("nesting deeper than 200 levels" in plain.stdout) is too_deep, plain.stdout
+    assert ("nesting deeper than 200 levels" in duplicated.stdout) is too_deep, duplicated.stdout
+
+
+def test_a_suppression_with_a_long_reason_is_read_in_linear_time(tmp_path: Path) -> None:
+    spec = (REPO_ROOT / "fixtures" / "invalid" / "KL301-field-name-pattern.json").read_text()
+    reason = "// krpc-lint: ignore-file[KL301] legacy" + " " * 200_000 + "name\n"
+    outcome = _lint(tmp_path, reason + spec, "TenantQuota.json")
+    assert_bounded(outcome)
+    assert "KL301" not in outcome.stdout
