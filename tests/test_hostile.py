@@ -109,3 +109,58 @@ def test_a_suppression_with_a_long_reason_is_read_in_linear_time(tmp_path: Path)
     outcome = _lint(tmp_path, reason + spec, "TenantQuota.json")
     assert_bounded(outcome)
     assert "KL301" not in outcome.stdout
+
+
+# --- files that are not regular files ---------------------------------------------------------------
+
+VALID = REPO_ROOT / "fixtures" / "valid"
+
+
+@pytest.fixture
+def specials(tmp_path: Path) -> Path:
+    """A copy of the valid fixtures with a FIFO and a link to /dev/zero among them, both named *.json."""
+    directory = tmp_path / "specs"
+    directory.mkdir()
+    for spec in VALID.glob("*.json"):
+        (directory / spec.name).write_bytes(spec.read_bytes())
+    os.mkfifo(directory / "Fifo.json")
+    (directory / "Zero.json").symlink_to("/dev/zero")
+    return directory
+
+
+def test_a_directory_with_a_fifo_and_a_device_link_skips_both(specials: Path) -> None:
+    outcome = run_bounded("lint", "--no-cache", str(specials))
+    assert_bounded(outcome)
+    assert outcome.code == 0 and "(2 other JSON files skipped)" in outcome.stdout, outcome.stdout
+    compared = run_bounded("compat", str(specials), str(specials))
+    assert_bounded(compared)
+    assert compared.code == 0, compared.stdout + compared.stderr
+
+
+@pytest.mark.parametrize("name", ["Fifo.json", "Zero.json"])
+def test_a_fifo_or_device_named_alone_is_a_finding_not_a_read(specials: Path, name: str) -> None:
+    outcome = run_bounded("lint", "--no-cache", "--no-siblings", str(specials / name))
+    assert_bounded(outcome)
+    kind = "a FIFO" if name == "Fifo.json" else "a character device"
+    assert outcome.code == 1 and f"not a regular file ({kind})" in outcome.stdout, outcome.stdout
+    compared = run_bounded("compat", str(specials / name), str(VALID / "WidgetFetchRequest.json"))
+    assert_bounded(compared)
+    assert compared.code == 2 and f"not a regular file ({kind})" in compared.stderr, compared.stderr
+
+
+@pytest.mark.parametrize("name", ["Fifo.json", "Zero.json"])
+def test_baseline_config_and_codec_inputs_must_be_regular_files(specials: Path, name: str) -> None:
+    special = str(specials / name)
+    for args in (["lint", "--baseline", special, str(VALID)], ["lint", "--config", special, str(VALID)],
+                 ["codec", "batch", "--specs", str(VALID), "-i", special],
+                 ["codec", "decode", "--specs", str(VALID), "-i", special, "WidgetFetchRequest", "0"]):
+        outcome = run_bounded(*args)
+        assert_bounded(outcome)
+        assert outcome.code == 2 and "not a regular file" in outcome.stderr, (args, outcome.stderr)
+
+
+def test_codec_batch_bounds_a_line_without_end(tmp_path: Path) -> None:
+    """/dev/zero through a pipe: one endless line. Read in bounded pieces, it is one error answer."""
+    outcome = run_bounded("codec", "batch", "--specs", str(VALID), stdin=b"\0" * (70 * 1024 * 1024))
+    assert_bounded(outcome, seconds=3 * SECONDS)
+    assert outcome.code == 1 and "line longer than" in outcome.stdout, outcome.stdout[:300]

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
+
+from linter.parse.files import MAX_INPUT_BYTES, InputError, open_regular, read_capped
 
 if TYPE_CHECKING:
     from linter.codec import Codec, CodecError
@@ -101,18 +104,36 @@ def _open_input(path: str | None) -> BinaryIO:
     if path is None or path == "-":
         return sys.stdin.buffer
     try:
-        return open(path, "rb")  # the caller closes it
-    except OSError as exc:
-        raise _error(f"{path}: cannot read: {exc.strerror or exc}") from None
+        return open_regular(path)  # the caller closes it
+    except InputError as exc:
+        raise _error(str(exc)) from None
 
 
 def _read_input(path: str | None) -> bytes:
     stream = _open_input(path)
     try:
-        return stream.read()
+        data = read_capped(stream, MAX_INPUT_BYTES)
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
+    if len(data) > MAX_INPUT_BYTES:
+        raise _error(f"{path or 'standard input'}: more than {MAX_INPUT_BYTES} bytes; one message is far smaller")
+    return data
+
+
+def _lines(stream: BinaryIO) -> Iterator[bytes | None]:
+    """The stream's lines, each at most MAX_INPUT_BYTES long: a longer one is ``None`` (and skipped to its
+    end), so a line without end (``/dev/zero`` through a pipe) costs bounded memory."""
+    while True:
+        line = stream.readline(MAX_INPUT_BYTES + 1)
+        if not line:
+            return
+        if len(line) > MAX_INPUT_BYTES and not line.endswith(b"\n"):
+            while (rest := stream.readline(1 << 20)) and not rest.endswith(b"\n"):
+                pass
+            yield None
+            continue
+        yield line
 
 
 def _parse_json(data: bytes, what: str = "input") -> Any:
@@ -397,8 +418,9 @@ def batch_command(specs: str, input_file: str | None) -> None:
     stream = _open_input(input_file)
     failed = 0
     try:
-        for line in stream:
-            answer = _batch_line(codec, line)
+        for line in _lines(stream):
+            answer = _batch_line(codec, line) if line is not None else \
+                {"error": {"message": f"line longer than {MAX_INPUT_BYTES} bytes", "offset": None, "path": None}}
             failed += "error" in answer
             click.echo(_dumps(answer))
     finally:

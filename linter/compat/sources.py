@@ -19,6 +19,7 @@ from typing import IO
 from linter.compat.revision import Revision
 from linter.parse.discovery import is_spec, json_files, skipped_dir
 from linter.parse.document import MAX_SPEC_BYTES
+from linter.parse.files import InputError, read_regular
 
 # One byte past the parser's limit: enough for it to report the file as too large.
 READ_LIMIT = MAX_SPEC_BYTES + 1
@@ -107,10 +108,8 @@ def _disk_revision(arg: str, path: str) -> Revision:
     if os.path.isdir(path):
         specs, others = _split(_walk(path, ""))
         return Revision(arg, specs, arg if arg.endswith("/") else f"{arg}/", others)
-    if os.path.isfile(path):
-        name = os.path.basename(arg)
-        return Revision(arg, {name: _read_file(path, arg)}, arg[: len(arg) - len(name)])
-    raise SourceError(f"{arg}: not a regular file or directory")
+    name = os.path.basename(arg)  # a FIFO or device: _read_file says what it is, without reading it
+    return Revision(arg, {name: _read_file(path, arg)}, arg[: len(arg) - len(name)])
 
 
 def _working_files(path: str, key: str) -> dict[str, bytes] | None:
@@ -126,7 +125,7 @@ def _walk(top: str, under: str) -> dict[str, bytes]:
     """Every ``*.json`` below ``top``, outside skipped directories; symlinks are skipped, as in git trees,
     so both sides agree (``_split`` tells specs from other JSON)."""
     files: dict[str, bytes] = {}
-    for dirpath, names in json_files(top, _walk_error):
+    for dirpath, names, _ in json_files(top, _walk_error):
         rel_dir = os.path.relpath(dirpath, top).replace(os.sep, "/")
         for name in names:
             rel = _join(under, name if rel_dir == "." else f"{rel_dir}/{name}")
@@ -146,13 +145,11 @@ def _walk_error(exc: OSError) -> None:
 
 
 def _read_file(path: str, shown: str) -> bytes:
-    """The file's bytes, at most READ_LIMIT of them (sized first: small files stay small reads)."""
+    """The file's bytes, at most READ_LIMIT of them; a FIFO or device is an error, never read."""
     try:
-        with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            return handle.read() if size < READ_LIMIT else handle.read(READ_LIMIT)
-    except OSError as exc:
-        raise SourceError(f"{shown}: cannot read file: {exc.strerror or exc}") from exc
+        return read_regular(path, MAX_SPEC_BYTES, shown)
+    except InputError as exc:
+        raise SourceError(str(exc)) from exc
 
 
 def _wanted(rel: str) -> bool:

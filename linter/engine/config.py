@@ -27,6 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from linter.engine.levels import KAFKA_VERSIONS, PROFILES, SEVERITIES
+from linter.parse.files import InputError, read_regular
+
+CONFIG_BYTES = 1024 * 1024  # a config file is a few lines; more is not a config
 
 CONFIG_FILES = (".krpc-lint.yaml", ".krpc-lint.yml", "pyproject.toml")
 _KEYS = {"profile", "kafka-version", "include", "select", "ignore", "severity", "fail-on", "exclude", "rule-packs", "baseline", "per-path"}
@@ -156,7 +159,7 @@ def load_config(path: Path | str | None = None, start: Path | None = None) -> Co
     file = Path(path) if path is not None else find_config(start or Path.cwd())
     if file is None:
         return Config()
-    if not file.is_file():
+    if not file.exists():
         raise ConfigError(f"{file}: config file not found")
     data = _read(file)
     return _from_mapping(data, file)
@@ -164,8 +167,10 @@ def load_config(path: Path | str | None = None, start: Path | None = None) -> Co
 
 def _read(file: Path) -> dict[str, Any]:
     try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_regular(file, CONFIG_BYTES).decode("utf-8")
+    except InputError as exc:
+        raise ConfigError(str(exc)) from None
+    except UnicodeDecodeError as exc:
         raise ConfigError(f"{file}: cannot read: {exc}") from None
     if file.name == "pyproject.toml" or file.suffix == ".toml":
         try:

@@ -18,6 +18,7 @@ from typing import Any
 
 from linter.engine.checks import CHECKS
 from linter.engine.levels import PROFILES, SEVERITIES
+from linter.parse.files import read_regular
 
 NODE_KINDS = ("message", "field", "struct")
 _REQUIRED = ("id", "name", "title", "severity", "category", "profiles", "rationale", "check")
@@ -138,7 +139,7 @@ def _read_yaml(path: Path) -> Any:
     from ruamel.yaml import YAML, YAMLError
 
     try:
-        return YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
+        return YAML(typ="safe", pure=True).load(read_regular(path).decode("utf-8"))
     except (YAMLError, OSError, UnicodeDecodeError) as exc:
         raise RuleError(f"{path}: cannot read rule: {exc}") from None
 

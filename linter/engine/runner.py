@@ -123,8 +123,8 @@ def collect_files(paths: Sequence[str | os.PathLike], config: Config) -> Collect
 
                 raise UsageError(f"{raw}: no spec files here ({plural(len(found.skipped), 'other JSON file')} "
                                  "skipped); give the spec directory, or --allow-empty to accept none")
-        elif path.is_file():
-            files.append(path)
+        elif os.path.lexists(path):
+            files.append(path)  # a FIFO or device named here is reported as unreadable, never read
         else:
             raise UsageError(f"{raw}: no such file or directory")
     unique = list(dict.fromkeys(f for f in files if not config.excluded(str(f))))

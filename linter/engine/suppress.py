@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from linter.engine.findings import Finding
+from linter.parse.files import InputError, read_regular
 from linter.parse.jsonc import tokens
 
 _DIRECTIVE = re.compile(r"krpc-lint:\s*+(ignore|ignore-file)\[([^\]]*+)\]")  # the reason: the rest of the comment
@@ -77,10 +78,12 @@ class BaselineError(ValueError):
 
 def read_baseline(file: str) -> Counter:
     try:
-        data = json.loads(Path(file).read_text(encoding="utf-8"))
+        data = json.loads(read_regular(file).decode("utf-8"))
         entries = data["findings"]
         return Counter((e["path"], e["rule"], e["message"]) for e in entries)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except InputError as exc:
+        raise BaselineError(str(exc)) from None
+    except (ValueError, KeyError, TypeError) as exc:
         raise BaselineError(f"{file}: not a krpc-lint baseline ({exc})") from None
 
 

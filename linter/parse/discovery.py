@@ -14,6 +14,8 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from linter.parse.files import InputError, read_regular
+
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", "build", ".tox"})
 _SNIFF_BYTES = 64 * 1024  # enough to see the top-level keys of any real spec (Kafka's largest: ~30 KB)
 _SPEC_KEYS = (b'"validVersions"', b'"apiKey"', b'"flexibleVersions"')
@@ -65,24 +67,28 @@ def walk(top: str, onerror: Callable[[OSError], None] | None = None,
     """Every spec file below ``top`` (symlinks are not followed, as git trees do not); ``include`` names
     JSON files that are specs whatever they hold (the config's ``include`` globs)."""
     found = Walk()
-    for dirpath, names in json_files(top, onerror):
+    for dirpath, names, others in json_files(top, onerror):
         paths = [os.path.join(dirpath, n) for n in names]
         specs = _specs(paths, include)
         found.specs.extend(specs)
         chosen = set(specs)
         found.skipped.extend(path for path in paths if path not in chosen)
+        found.skipped.extend(os.path.join(dirpath, n) for n in others)  # links, FIFOs, devices: never read
         if specs:
             found.dirs.append(dirpath)
     return found
 
 
-def json_files(top: str, onerror: Callable[[OSError], None] | None = None) -> Iterator[tuple[str, list[str]]]:
-    """Each directory below ``top`` (sorted, skipped ones left out) with its regular ``*.json`` files."""
+def json_files(top: str, onerror: Callable[[OSError], None] | None = None
+               ) -> Iterator[tuple[str, list[str], list[str]]]:
+    """Each directory below ``top`` (sorted, skipped ones left out) with its regular ``*.json`` files and
+    the other ``*.json`` entries (links, FIFOs, devices, sockets), which are never opened."""
     for dirpath, dirnames, filenames in os.walk(top, onerror=onerror):
         dirnames[:] = sorted(d for d in dirnames if not skipped_dir(d))
         names = _regular_json(dirpath, filenames)
-        if names:
-            yield dirpath, names
+        others = sorted(set(n for n in filenames if n.endswith(".json")) - set(names))
+        if names or others:
+            yield dirpath, names, others
 
 
 def siblings(file: str) -> list[str]:
@@ -108,7 +114,6 @@ def _specs(paths: list[str], include: Callable[[str], bool] = lambda path: False
 
 def _head(path: str) -> bytes:
     try:
-        with open(path, "rb") as handle:
-            return handle.read(_SNIFF_BYTES)
-    except OSError:
+        return read_regular(path, _SNIFF_BYTES)[:_SNIFF_BYTES]
+    except InputError:
         return b"{}"  # unreadable: not provably a spec; reading it as one reports the error (when named)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
 
+from linter.parse.files import InputError, read_regular
 from linter.parse.jsonc import JsonSyntaxError, LineIndex, Path, PositionalParser, Positions, fast_load
 
 MAX_SPEC_BYTES = 16 * 1024 * 1024  # far above any real spec; guards memory on hostile input
@@ -159,10 +159,7 @@ def load_document(file: FsPath | str, display: str | None = None) -> SpecDocumen
     """Read a spec file from disk; I/O errors become a problem, not an exception."""
     name = display if display is not None else str(file)
     try:
-        with open(file, "rb") as handle:
-            # Size first: read(MAX + 1) would allocate the whole limit for every small file.
-            size = os.fstat(handle.fileno()).st_size
-            data = handle.read() if size <= MAX_SPEC_BYTES else handle.read(MAX_SPEC_BYTES + 1)
-    except OSError as exc:
-        return SpecDocument(name, parsed=_Parsed("", problem=ReadProblem("io", f"cannot read file: {exc.strerror or exc}")))
+        data = read_regular(file, MAX_SPEC_BYTES, shown="")
+    except InputError as exc:
+        return SpecDocument(name, parsed=_Parsed("", problem=ReadProblem("io", str(exc).removeprefix(": "))))
     return read_document(name, data)

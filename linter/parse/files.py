@@ -1,0 +1,66 @@
+"""The one way krpc-lint reads a file it is given: regular files only, never more than a cap.
+
+Hooks and the GitHub Action run on pull requests, so a path may name a FIFO (reading it would wait
+forever), a device such as ``/dev/zero`` (never ends) or a symbolic link to one. The file is opened
+without blocking, its type checked on the open descriptor (no window between a check and the open),
+and at most ``limit + 1`` bytes are read, so the caller can say "too large" without holding more.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import BinaryIO
+
+MAX_INPUT_BYTES = 64 * 1024 * 1024  # configs, baselines, rule packs, codec inputs: far above any real one
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
+
+
+class InputError(OSError):
+    """A path that cannot be read as a regular file; the message names it and says why."""
+
+
+def kind_of(mode: int) -> str:
+    """What a file of this mode is, in words ("a FIFO"); "a special file" when it is none of the usual."""
+    return next((name for test, name in _KINDS if test(mode)), "a special file")
+
+
+def open_regular(path: str | os.PathLike[str], shown: str | None = None) -> BinaryIO:
+    """The regular file at ``path`` opened for reading (a link to one is followed); ``InputError`` for a
+    missing or unreadable file and for anything but a regular file, which is never read."""
+    name = shown if shown is not None else os.fspath(path)
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise InputError(f"{name}: cannot read file: {exc.strerror or exc}") from None
+    mode = os.fstat(descriptor).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(descriptor)
+        raise InputError(f"{name}: not a regular file ({kind_of(mode)}); give a file or a directory of files")
+    return os.fdopen(descriptor, "rb")
+
+
+def read_regular(path: str | os.PathLike[str], limit: int = MAX_INPUT_BYTES, shown: str | None = None) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``limit + 1`` of them (``open_regular``'s errors)."""
+    name = shown if shown is not None else os.fspath(path)
+    with open_regular(path, shown) as handle:
+        try:
+            return read_capped(handle, limit, os.fstat(handle.fileno()).st_size)
+        except OSError as exc:
+            raise InputError(f"{name}: cannot read file: {exc.strerror or exc}") from None
+
+
+def read_capped(stream: BinaryIO, limit: int, size: int = 0) -> bytes:
+    """Up to ``limit + 1`` bytes of a stream: ``size`` (what a file reports) in one read, so small files stay
+    one small read, then more while it keeps giving (a pipe, a file that grows, /proc's sizeless files)."""
+    chunks, total = [], 0
+    want = min(size, limit) + 1
+    while total <= limit:
+        chunk = stream.read(min(max(want, 1 << 16), limit + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
