@@ -164,3 +164,48 @@ def test_codec_batch_bounds_a_line_without_end(tmp_path: Path) -> None:
     outcome = run_bounded("codec", "batch", "--specs", str(VALID), stdin=b"\0" * (70 * 1024 * 1024))
     assert_bounded(outcome, seconds=3 * SECONDS)
     assert outcome.code == 1 and "line longer than" in outcome.stdout, outcome.stdout[:300]
+
+
+# --- compat, changelog and matrix on specs lint can read but the comparison cannot build -------------
+
+LEDGER = {"name": "Ledger", "type": "data", "validVersions": "0", "flexibleVersions": "0+",
+          "fields": [{"name": "A", "type": "int32", "versions": "0+"}]}
+
+
+def _nested(depth: int) -> dict:
+    field = {"name": "A", "type": "int32", "versions": "0+"}
+    for level in range(depth):
+        field = {"name": f"S{level}", "type": f"T{level}", "versions": "0+", "fields": [field]}
+    return {**LEDGER, "fields": [field]}
+
+
+def _edited(**changes) -> dict:
+    return {**LEDGER, "fields": [{**LEDGER["fields"][0], **changes}]}
+
+
+@pytest.mark.parametrize(("label", "broken", "reason"), [
+    ("a type with a space", _edited(type="int 32"), "field A has no valid type ('int 32')"),
+    ("a field without a name", {**LEDGER, "fields": [{"type": "int32", "versions": "0+"}]}, "has no name"),
+    ("a default that is no int32", _edited(default="1.5"), 'field A: "1.5" is not a decimal integer'),
+    ("3,000 array prefixes", _edited(type="[]" * 3000 + "int32"), "has no valid type ('[][][]"),
+    ("structs nested 70 deep", _nested(70), "structs nest more than 64 levels"),
+    ("structs nested 199 deep", _nested(199), "nesting deeper than 200 levels"),
+])
+def test_compat_reports_an_unbuildable_spec_and_goes_on(tmp_path: Path, label: str, broken: dict, reason: str) -> None:
+    import json
+
+    for side, spec in (("old", LEDGER), ("new", broken)):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "Ledger.json").write_text(json.dumps(spec))
+        (tmp_path / side / "WidgetFetchRequest.json").write_bytes((VALID / "WidgetFetchRequest.json").read_bytes())
+    changed = (tmp_path / "new" / "WidgetFetchRequest.json")
+    changed.write_text(changed.read_text().replace('"validVersions": "0-3"', '"validVersions": "0-4"'))
+    for old, new in (("old", "new"), ("new", "old")):
+        outcome = run_bounded("compat", "--profile", "strict", str(tmp_path / old), str(tmp_path / new))
+        assert_bounded(outcome)
+        assert outcome.code == 1, (label, outcome.stdout, outcome.stderr)
+        assert f"new/Ledger.json:" in outcome.stdout and "KL1091" in outcome.stdout and reason in outcome.stdout, \
+            (label, outcome.stdout)
+        assert "WidgetFetchRequest.json:" in outcome.stdout  # the other spec's change (a version added or dropped) is still reported
+    for command in ("changelog", "matrix"):
+        assert_bounded(run_bounded(command, str(tmp_path / "old"), str(tmp_path / "new")))

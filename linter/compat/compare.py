@@ -13,9 +13,10 @@ from dataclasses import dataclass, field, replace
 
 from linter.codec.errors import CodecError
 from linter.compat.diff import WIRE, Change, MessageDiff, Witness, reuse_message
-from linter.compat.layout import LayoutBuilder, LayoutError
+from linter.compat.layout import MAX_DEPTH, LayoutBuilder, LayoutError
 from linter.compat.revision import Revision
 from linter.compat.witness import HEADER_NAMES, CrossCodec, Headers
+from linter.model.defaults import DefaultError, parse_default
 from linter.model.spec import MessageSpec
 from linter.model.versions import NONE
 
@@ -34,6 +35,7 @@ class PairResult:
     new: MessageSpec | None
     changes: list[Change] = field(default_factory=list)
     error: str | None = None  # why this pair could not be compared
+    error_side: str = "new"  # the revision whose file the error is about
 
 
 @dataclass
@@ -177,11 +179,41 @@ def compare(old: Revision, new: Revision, *, released: Revision | Sequence[Revis
         if (new_file is None and old_file in unreadable["new"]) or (old_file is None and new_file in unreadable["old"]):
             continue  # the other side's file exists but cannot be read: KL1091 says so, not added/removed
         pair = PairResult(old_file, new_file, old.messages.get(old_file), new.messages.get(new_file))
+        defects = [(side, unbuildable(m)) for side, m in (("old", pair.old), ("new", pair.new)) if m is not None]
+        pair.error_side, pair.error = next(((side, why) for side, why in defects if why), ("new", None))
+        if pair.error is not None:
+            results.append(pair)  # KL1091 names the file; the other pairs are still compared
+            continue
         _compare_pair(pair, unreleased, witnesses, cross_check, seed, headers)
         if pair.old is None and not pair.new.removed:  # added beside a removed API that kept its apiKey
             _reused(pair, reserved.get((pair.new.type, pair.new.api_key)), witnesses)
         results.append(pair)
     return CompatResult(old, new, results)
+
+
+def unbuildable(message: MessageSpec) -> str | None:
+    """Why the comparison cannot build a message's layouts and codecs (lint explains it in detail), or
+    ``None``: what every later step may then take for granted. Iterative and depth-bounded, so a hostile
+    nesting costs no stack."""
+    if message.versions is None:
+        return "its validVersions is missing or invalid"
+    stack = [(spec, 1) for struct in (message.struct, *message.common_structs) for spec in struct.fields]
+    while stack:
+        spec, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return f"its structs nest more than {MAX_DEPTH} levels"
+        if not spec.name:
+            return f"a field at {'.'.join(map(str, spec.path))} has no name"
+        if spec.type is None:
+            shown = spec.type_text if len(spec.type_text or "") <= 60 else spec.type_text[:57] + "..."
+            return f"field {spec.name} has no valid type ({shown!r})"
+        if spec.default_given and spec.type.struct_name is None:
+            try:
+                parse_default(spec.type, spec.default)
+            except DefaultError as exc:
+                return f"field {spec.name}: {exc}"
+        stack.extend((child, depth + 1) for child in spec.fields)
+    return None
 
 
 def _reused(pair: PairResult, removed: MessageSpec | None, witnesses: bool) -> None:

@@ -29,23 +29,21 @@ class FieldType:
 
     @staticmethod
     def parse(text: str) -> FieldType:
+        """Kafka's ``FieldType.parse``, whose recursion over ``[]`` prefixes is a loop here (a hostile
+        ``[][][]...`` costs no stack): the innermost element decides first, then an array of arrays."""
         text = java_trim(text)
-        if text in PRIMITIVES:
-            return FieldType(text)
-        if text.startswith("[]"):
-            element_text = text[2:]
+        arrays = 0
+        while text.startswith("[]"):
+            element_text = java_trim(text[2:])
             if not element_text:
                 raise TypeSyntaxError(f"can't parse array type {text}: no element type found")
-            element = FieldType.parse(element_text)
-            if element.is_array:
-                raise TypeSyntaxError(
-                    "can't have an array of arrays; use an array of structs containing an array instead",
-                    array_of_arrays=True,
-                )
-            return FieldType(element.name, True)
-        if text[:1].isupper():
-            return FieldType(text)
-        raise TypeSyntaxError(f"can't parse type {text}")
+            text, arrays = element_text, arrays + 1
+        if text not in PRIMITIVES and not text[:1].isupper():
+            raise TypeSyntaxError(f"can't parse type {text}")
+        if arrays > 1:
+            raise TypeSyntaxError("can't have an array of arrays; use an array of structs containing an array instead",
+                                  array_of_arrays=True)
+        return FieldType(text, arrays == 1)
 
     @property
     def element(self) -> FieldType:
