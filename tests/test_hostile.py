@@ -209,3 +209,74 @@ def test_compat_reports_an_unbuildable_spec_and_goes_on(tmp_path: Path, label: s
         assert "WidgetFetchRequest.json:" in outcome.stdout  # the other spec's change (a version added or dropped) is still reported
     for command in ("changelog", "matrix"):
         assert_bounded(run_bounded(command, str(tmp_path / "old"), str(tmp_path / "new")))
+
+
+# --- outputs: always printable, written whole, never onto an input ----------------------------------
+
+
+@pytest.fixture
+def odd_names(tmp_path: Path) -> Path:
+    """A message named with a lone surrogate (JSON "\\ud800") and a file whose name is not UTF-8 (byte 0xff)."""
+    directory = tmp_path / "odd"
+    directory.mkdir()
+    (directory / "Foo.json").write_text('{"name": "Foo\\ud800", "type": "data", "validVersions": "0", '
+                                        '"flexibleVersions": "0+", "fields": []}')
+    (Path(os.fsdecode(bytes(directory) + b"/Bar\xff.json"))).write_text(
+        '{"name": "Bar", "type": "data", "validVersions": "0", "flexibleVersions": "0+", "fields": '
+        '[{"name": "a_b", "type": "int32", "versions": "0+"}]}')
+    return directory
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github", "junit"])
+def test_every_format_prints_odd_names(odd_names: Path, fmt: str) -> None:
+    outcome = run_bounded("lint", "--no-cache", "--format", fmt, str(odd_names))
+    assert_bounded(outcome)
+    assert outcome.code == 1, outcome.stdout + outcome.stderr
+    if fmt == "text":
+        assert "Bar\\xff.json" in outcome.stdout and "Foo\\ud800" in outcome.stdout
+    if fmt == "sarif":
+        assert "Bar%FF.json" in outcome.stdout
+
+
+def test_an_output_file_is_replaced_only_by_a_whole_report(odd_names: Path, tmp_path: Path) -> None:
+    report = tmp_path / "report.txt"
+    report.write_text("the previous report\n")
+    bad_config = tmp_path / "bad.yaml"
+    bad_config.write_text("profile: [nonsense\n")
+    failed = run_bounded("lint", "--config", str(bad_config), "-o", str(report), str(odd_names))
+    assert_bounded(failed)
+    assert failed.code == 2 and report.read_text() == "the previous report\n"
+    written = run_bounded("lint", "--no-cache", "-o", str(report), str(odd_names))
+    assert_bounded(written)
+    assert written.code == 1 and "Bar\\xff.json" in report.read_text()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no partial file left
+
+
+def test_compat_and_changelog_never_write_onto_their_inputs(tmp_path: Path) -> None:
+    demo = REPO_ROOT / "fixtures" / "compat" / "demo"
+    for side in ("old", "new"):
+        (tmp_path / side).mkdir()
+        for spec in (demo / side).glob("*.json"):
+            (tmp_path / side / spec.name).write_bytes(spec.read_bytes())
+    target = tmp_path / "new" / "WidgetFetchRequest.json"
+    before = target.read_bytes()
+    for args in (["compat", str(tmp_path / "old"), str(tmp_path / "new"), "-o", str(target)],
+                 ["changelog", str(tmp_path / "old"), str(tmp_path / "new"), "-o", str(target)],
+                 ["compat", str(tmp_path / "old"), str(tmp_path / "new"), "-o", str(tmp_path / "new" / "r.txt")],
+                 ["lint", str(tmp_path / "new"), "-o", str(tmp_path / "new" / "r.txt")]):
+        outcome = run_bounded(*args)
+        assert_bounded(outcome)
+        assert outcome.code == 2 and "refusing to write there" in outcome.stderr, (args, outcome.stderr)
+    assert target.read_bytes() == before and not (tmp_path / "new" / "r.txt").exists()
+
+
+def test_audit_never_replaces_the_repository_it_reads(tmp_path: Path) -> None:
+    pytest.importorskip("pyspark")
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "keep.txt").write_text("keep")
+    for out in (repo, tmp_path, repo / ".git" / "audit"):
+        outcome = run_bounded("audit", str(repo), "--out", str(out), "--overwrite")
+        assert_bounded(outcome)
+        assert outcome.code == 2 and "refusing to write there" in outcome.stderr, outcome.stderr
+    assert (repo / "keep.txt").read_text() == "keep" and (repo / ".git").is_dir()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from linter.pipeline.output import OutputExists, atomic_directory
+from linter.pipeline.output import MARKER, OutputExists, OutputOverInput, atomic_directory
 
 
 def _leftovers(parent: Path) -> list[str]:
@@ -24,25 +24,47 @@ def test_a_finished_run_appears_whole(tmp_path: Path) -> None:
 
 def test_an_existing_output_is_refused_then_replaced_with_overwrite(tmp_path: Path) -> None:
     out = tmp_path / "audit"
-    out.mkdir()
-    (out / "old.txt").write_text("old")
+    with atomic_directory(out) as work:
+        (work / "old.txt").write_text("old")
     with pytest.raises(OutputExists, match="already exists: pass --overwrite"):
         with atomic_directory(out):
             pass
     with atomic_directory(out, overwrite=True) as work:
         (work / "new.txt").write_text("new")
-    assert sorted(p.name for p in out.iterdir()) == ["new.txt"]
+    assert sorted(p.name for p in out.iterdir()) == [MARKER, "new.txt"]
     assert _leftovers(tmp_path) == []
+
+
+def test_overwrite_replaces_only_what_krpc_lint_wrote(tmp_path: Path) -> None:
+    """Issue 14: `audit repo --out repo --overwrite` deleted the audited repository."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "Spec.json").write_text("{}")
+    with pytest.raises(OutputOverInput, match="is, contains or lies inside an input"):
+        with atomic_directory(repo, overwrite=True, inputs=[repo]):
+            pass
+    for out in (tmp_path, repo / ".git" / "x"):  # contains the input; inside it
+        with pytest.raises(OutputOverInput):
+            with atomic_directory(out, overwrite=True, inputs=[repo]):
+                pass
+    mine = tmp_path / "notes"
+    mine.mkdir()
+    (mine / "todo.txt").write_text("keep")
+    with pytest.raises(OutputExists, match="a directory krpc-lint did not write"):
+        with atomic_directory(mine, overwrite=True):
+            pass
+    assert (repo / "Spec.json").read_text() == "{}" and (mine / "todo.txt").read_text() == "keep"
 
 
 @pytest.mark.parametrize("interruption", [RuntimeError("job failed"), KeyboardInterrupt()])
 def test_an_interrupted_run_leaves_the_old_output_and_no_partial_one(tmp_path: Path, interruption) -> None:
     out = tmp_path / "audit"
     out.mkdir()
+    (out / MARKER).write_text("")
     (out / "old.txt").write_text("old")
     with pytest.raises(type(interruption)):
         with atomic_directory(out, overwrite=True) as work:
             (work / "half.parquet").write_text("half")
             raise interruption
-    assert sorted(p.name for p in out.iterdir()) == ["old.txt"]
+    assert sorted(p.name for p in out.iterdir()) == [MARKER, "old.txt"]
     assert _leftovers(tmp_path) == []

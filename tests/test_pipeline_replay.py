@@ -497,4 +497,4 @@ def test_replay_and_frames_generate_via_the_cli(specs: tuple[Path, Path], tmp_pa
     first, second = result.stdout.splitlines()
     assert first.startswith("300 frames: ") and " differs" in first and "on local[2]" in first
     assert second.startswith(f"wrote {tmp_path / 'r'}/mismatches (")
-    assert sorted(os.listdir(tmp_path / "r")) == ["counts", "mismatches", "summary.json"]
+    assert sorted(os.listdir(tmp_path / "r")) == [".krpc-lint-output", "counts", "mismatches", "summary.json"]

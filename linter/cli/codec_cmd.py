@@ -32,7 +32,7 @@ UNKNOWN_TAGS = "_unknownTaggedFields"  # linter.codec.UNKNOWN_TAGS, without impo
 
 def _error(message: str, exit_code: int = 2) -> click.ClickException:
     """A ``krpc-lint: error: ...`` line on stderr; exit code 2 (usage) unless told 1 (bad data)."""
-    from linter.cli.main import CliError  # not at the top: main imports this module
+    from linter.cli.common import CliError
 
     error = CliError(message)
     error.exit_code = exit_code

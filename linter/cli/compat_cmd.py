@@ -12,13 +12,17 @@ from dataclasses import replace
 
 import click
 
+from linter.cli.common import CliError, emit, refuse_overlap
 from linter.engine.levels import FORMATS, PROFILES, SEVERITIES
 
 
 def _source_error(exc: Exception) -> click.ClickException:
-    from linter.cli.main import CliError
-
     return CliError(str(exc))
+
+
+def _disk_inputs(paths: tuple[str, ...], against: str | None) -> list[str]:
+    """The inputs on disk an output must not touch: the paths given (the working tree for --against)."""
+    return [path for path in (paths or (".",) if against is not None else paths) if os.path.exists(path)]
 
 
 def _revisions(paths: tuple[str, ...], against: str | None):
@@ -88,11 +92,13 @@ def compat_command(ctx: click.Context, paths: tuple[str, ...], against: str | No
     NULLABILITY_WIDENED/NARROWED, DEFAULT_CHANGED, VERSION_DROPPED, MAX_VERSION_LOWERED,
     TAG_REMOVED, SOURCE_ONLY, SAFE; each wire break carries a witness from the codec.
     """
-    from linter.cli.main import _load_config, _write
+    from linter.cli.main import _load_config
     from linter.compat.compare import DEFAULT_CROSS_CHECK, compare
     from linter.compat.report import compat_ruleset, to_report
     from linter.report.formats import render
 
+    if output:
+        refuse_overlap(output, [*_disk_inputs(paths, against), config_file, baseline], "an input")
     old, new = _revisions(paths, against)
     config = _load_config(config_file)
     config = config.with_overrides(profile=profile, fail_on=fail_on, baseline=baseline,
@@ -107,10 +113,7 @@ def compat_command(ctx: click.Context, paths: tuple[str, ...], against: str | No
     color = fmt == "text" and output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     text = render(report, fmt, color=color, rules=rules, files=sorted(new.display(r) for r in new.files)
                   if fmt == "junit" else None)
-    if output:
-        _write(output, lambda file: open(file, "w", encoding="utf-8").write(text))
-    else:
-        click.echo(text, nl=False, color=color)
+    emit(text, output, color=color)
     ctx.exit(1 if report.failed(config.fail_on) else 0)
 
 
@@ -121,16 +124,13 @@ def compat_command(ctx: click.Context, paths: tuple[str, ...], against: str | No
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write it to this file.")
 def changelog_command(old: str, new: str, fmt: str, output: str | None) -> None:
     """A protocol changelog per API between two revisions: what a client must implement."""
-    from linter.cli.main import _write
     from linter.compat.changelog import changelog
 
+    if output:
+        refuse_overlap(output, _disk_inputs((old, new), None), "an input")
     old_rev, new_rev = _short_labels(_revisions((old, new), None))
     log = changelog(old_rev, new_rev)
-    text = log.to_markdown() if fmt == "markdown" else log.to_json()
-    if output:
-        _write(output, lambda file: open(file, "w", encoding="utf-8").write(text))
-    else:
-        click.echo(text, nl=False)
+    emit(log.to_markdown() if fmt == "markdown" else log.to_json(), output)
 
 
 @click.command("matrix")
@@ -155,5 +155,5 @@ def matrix_command(ctx: click.Context, specs: tuple[str, ...], fmt: str, include
     if fmt == "json":
         click.echo(json.dumps(table.to_dict(), indent=2))
     else:
-        click.echo(table.to_markdown() if fmt == "markdown" else table.to_text(), nl=False)
+        emit(table.to_markdown() if fmt == "markdown" else table.to_text())
     ctx.exit(1 if table.problems else 0)

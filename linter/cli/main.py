@@ -22,23 +22,10 @@ if TYPE_CHECKING:
     from linter.engine.config import Config
     from linter.engine.rules import Rule
 
+from linter.cli.common import CliError, InternalError, emit, printable, refuse_overlap  # noqa: E402 - click only
 from linter.engine.levels import FORMATS, KAFKA_VERSIONS, PROFILES, SEVERITIES  # noqa: E402 - costs no imports
 
 DEBUG_ENV = "KRPC_LINT_DEBUG"
-
-
-class CliError(click.ClickException):
-    """A usage error: the message goes to stderr and the exit code is 2."""
-
-    exit_code = 2
-    prefix = "error"
-
-    def show(self, file: Any = None) -> None:
-        click.echo(f"krpc-lint: {self.prefix}: {self.message}", err=True)
-
-
-class InternalError(CliError):
-    prefix = "internal error"
 
 
 def _translate(exc: Exception) -> CliError:
@@ -173,6 +160,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
         ctx.exit(0)
     if output:
         _refuse_to_overwrite(output, files, [config.source, config.baseline])
+        refuse_overlap(output, paths, "a linted path")
     report = lint(paths, config)
     rules = None
     if fmt == "sarif":
@@ -182,10 +170,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
     color = color and fmt == "text"
     text = render(report, fmt, color=color, rules=rules,
                   files=display_paths(files) if fmt == "junit" else None)
-    if output:
-        _write(output, lambda file: Path(file).write_text(text, encoding="utf-8"))
-    else:
-        click.echo(text, nl=False, color=color)
+    emit(text, output, color=color)
     ctx.exit(1 if report.failed(config.fail_on) else 0)
 
 

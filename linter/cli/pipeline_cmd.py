@@ -17,11 +17,11 @@ MASTER_HELP = "Spark master: local[*] (default, Spark inside this process) or sp
 
 def _pipeline_errors(call: Callable[[], Any]) -> Any:
     """Run ``call``; the pipeline's known problems become usage errors (exit 2, one line)."""
-    from linter.cli.main import CliError
-    from linter.pipeline.output import OutputExists
+    from linter.cli.common import CliError
+    from linter.pipeline.output import OutputExists, OutputOverInput
     from linter.pipeline.spark import SparkUnavailable
 
-    known: tuple[type[Exception], ...] = (OutputExists, SparkUnavailable, ValueError)
+    known: tuple[type[Exception], ...] = (OutputExists, OutputOverInput, SparkUnavailable, ValueError)
     try:
         return call()
     except known as exc:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable
+from pathlib import Path
 from typing import BinaryIO
 
 MAX_INPUT_BYTES = 64 * 1024 * 1024  # configs, baselines, rule packs, codec inputs: far above any real one
@@ -25,6 +27,19 @@ class InputError(OSError):
 def kind_of(mode: int) -> str:
     """What a file of this mode is, in words ("a FIFO"); "a special file" when it is none of the usual."""
     return next((name for test, name in _KINDS if test(mode)), "a special file")
+
+
+def overlapping(output: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str] | None]) -> str | None:
+    """The first input that the output path is, contains or lies inside (a report must never replace or
+    land in what a run reads), or ``None``."""
+    target = Path(output).resolve()
+    for item in inputs:
+        if item is None:
+            continue
+        source = Path(item).resolve()
+        if target == source or source.is_relative_to(target) or (source.is_dir() and target.is_relative_to(source)):
+            return os.fspath(item)
+    return None
 
 
 def open_regular(path: str | os.PathLike[str], shown: str | None = None) -> BinaryIO:

@@ -337,7 +337,7 @@ def audit(repo: str, out: str, *, refs: Iterable[str] = (), paths: Iterable[str]
         require_pyspark()  # before any work: a missing extra or Java is the first thing to say
     progress = progress or Silent()
     started = time.monotonic()
-    with atomic_directory(out, overwrite=overwrite) as work_dir:
+    with atomic_directory(out, overwrite=overwrite, inputs=[repo]) as work_dir:
         progress.step("reading the history")
         refs = [*refs, *(branches(repo) if all_branches else ())]
         history = extract(repo, refs=list(dict.fromkeys(refs)) or None, paths=list(paths) or None, since=since,

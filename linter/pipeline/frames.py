@@ -167,7 +167,7 @@ def generate(specs_dir: str | os.PathLike[str], count: int, out: str | os.PathLi
         raise ValueError(f"{specs_dir}: no frame of these specs could be encoded")
     picks = sample(frames, count, rng)
     jsonl = Path(out).suffix.lower() in JSON_SUFFIXES
-    with atomic_file(out, overwrite=overwrite) as partial:
+    with atomic_file(out, overwrite=overwrite, inputs=[specs_dir]) as partial:
         (_write_jsonl if jsonl else _write_parquet)(partial, _batches(frames, picks))
     return count
 

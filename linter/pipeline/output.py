@@ -10,28 +10,47 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from linter.parse.files import overlapping
+
+
+MARKER = ".krpc-lint-output"  # in every output directory: --overwrite replaces only what krpc-lint wrote
+
 
 class OutputExists(FileExistsError):
-    """The output is there and ``--overwrite`` was not given."""
+    """The output is there and ``--overwrite`` was not given (or it is not krpc-lint's to replace)."""
 
 
-def _partial(out: str | os.PathLike[str], overwrite: bool) -> tuple[Path, Path]:
-    """(target, a temporary sibling name for it), after refusing an existing target without ``overwrite``."""
+class OutputOverInput(ValueError):
+    """The output path is, contains or lies inside an input of the run."""
+
+
+def _partial(out: str | os.PathLike[str], overwrite: bool, inputs: Iterable[str | os.PathLike[str] | None] = ()
+             ) -> tuple[Path, Path]:
+    """(target, a temporary sibling name for it), after refusing a target over an input, an existing target
+    without ``overwrite``, and an existing directory that krpc-lint did not write (it has no MARKER)."""
+    found = overlapping(out, inputs)
+    if found is not None:
+        raise OutputOverInput(f"{out}: refusing to write there: it is, contains or lies inside an input ({found}); "
+                              "choose another output path")
     target = Path(out).absolute()
     if target.exists() and not overwrite:
         raise OutputExists(f"{out} already exists: pass --overwrite to replace it")
+    if target.is_dir() and any(target.iterdir()) and not (target / MARKER).is_file():
+        raise OutputExists(f"{out} is a directory krpc-lint did not write: --overwrite replaces only an earlier "
+                           "output; remove it yourself or choose another path")
     target.parent.mkdir(parents=True, exist_ok=True)
     return target, target.parent / f".{target.name}.partial-{uuid.uuid4().hex[:8]}"
 
 
 @contextmanager
-def atomic_file(out: str | os.PathLike[str], *, overwrite: bool = False) -> Iterator[Path]:
+def atomic_file(out: str | os.PathLike[str], *, overwrite: bool = False,
+                inputs: Iterable[str | os.PathLike[str] | None] = ()) -> Iterator[Path]:
     """Yield a temporary path beside ``out``; once written it replaces ``out`` in one rename."""
-    target, partial = _partial(out, overwrite)
+    target, partial = _partial(out, overwrite, inputs)
     try:
         yield partial
         os.replace(partial, target)
@@ -40,10 +59,12 @@ def atomic_file(out: str | os.PathLike[str], *, overwrite: bool = False) -> Iter
 
 
 @contextmanager
-def atomic_directory(out: str | os.PathLike[str], *, overwrite: bool = False) -> Iterator[Path]:
-    """Yield a fresh temporary directory beside ``out``; on success it becomes ``out``."""
-    target, temporary = _partial(out, overwrite)
+def atomic_directory(out: str | os.PathLike[str], *, overwrite: bool = False,
+                     inputs: Iterable[str | os.PathLike[str] | None] = ()) -> Iterator[Path]:
+    """Yield a fresh temporary directory beside ``out`` (marked as krpc-lint's); on success it becomes ``out``."""
+    target, temporary = _partial(out, overwrite, inputs)
     temporary.mkdir()
+    (temporary / MARKER).write_text("written by krpc-lint; --overwrite may replace this directory\n")
     try:
         yield temporary
     except BaseException:

@@ -647,7 +647,7 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
         require_pyspark()
     old, new = SpecTexts.read(old_specs), SpecTexts.read(new_specs)
     loaded(old), loaded(new)  # bad specs fail here, before any Spark work
-    with atomic_directory(out, overwrite=overwrite) as work_dir:
+    with atomic_directory(out, overwrite=overwrite, inputs=[frames_path, old_specs, new_specs]) as work_dir:
         spark = spark or session(master)
         started = time.monotonic()
         split = spark.conf.get(SPLIT_CONF, None)

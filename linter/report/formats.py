@@ -158,9 +158,12 @@ def _artifact_uri(path: str) -> str:
     from urllib.parse import quote
 
     pure = PurePath(path)
-    if pure.is_absolute():
-        return Path(path).as_uri()
-    return quote(pure.as_posix(), safe="/")
+    text = pure.as_posix()
+    try:  # a name's undecodable bytes (``\udcff``) are percent-encoded as the bytes they were
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raw = text.encode("utf-8", "backslashreplace")
+    return ("file://" if pure.is_absolute() else "") + quote(raw, safe="/")
 
 
 def _sarif_rule(rule: Rule) -> dict[str, Any]:

@@ -1,0 +1,85 @@
+"""What every command shares: the usage error (exit 2), text that can always be printed, and the one way
+a report reaches stdout or a file (atomically, only once it exists, never onto an input).
+
+Imports only click, so every subcommand module can use it without importing ``linter.cli.main``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+class CliError(click.ClickException):
+    """A usage error: the message goes to stderr and the exit code is 2."""
+
+    exit_code = 2
+    prefix = "error"
+
+    def show(self, file: Any = None) -> None:
+        click.echo(printable(f"krpc-lint: {self.prefix}: {self.message}"), err=True)
+
+
+class InternalError(CliError):
+    prefix = "internal error"
+
+
+def _escape_surrogates(error: UnicodeError) -> tuple[str, int]:
+    """A byte a file name could not decode (``\\udcff``, as ``os.fsdecode`` leaves it) as ``\\xff``; any other
+    lone surrogate (a JSON ``\\ud800``) as ``\\ud800``."""
+    assert isinstance(error, UnicodeEncodeError)
+    bad = error.object[error.start:error.end]
+    shown = "".join(f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else f"\\u{ord(c):04x}" for c in bad)
+    return shown, error.end
+
+
+codecs.register_error("krpc-lint-escape", _escape_surrogates)
+
+
+def printable(text: str) -> str:
+    """``text`` with every lone surrogate escaped, so that it encodes as UTF-8 (and prints) whatever a spec
+    or a file name held; text without any is returned as it is."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "krpc-lint-escape").decode("utf-8")
+
+
+def refuse_overlap(output: str, inputs: Iterable[str | os.PathLike[str] | None], what: str = "an input") -> None:
+    """Exit 2 when the output path is, contains or lies inside one of the inputs: a report never replaces
+    or lands in what the run reads."""
+    from linter.parse.files import overlapping
+
+    found = overlapping(output, inputs)
+    if found is not None:
+        raise CliError(f"{output}: refusing to write there: it is, contains or lies inside {what} ({found}); "
+                       "choose another output path")
+
+
+def emit(text: str, output: str | None = None, *, color: bool = False) -> None:
+    """The finished report: to stdout, or to ``output`` through a temporary sibling renamed over it, so an
+    existing file is replaced only by a whole report (callers render first, then emit)."""
+    text = printable(text)
+    if output is None:
+        click.echo(text, nl=False, color=color)
+        return
+    target = Path(output)
+    try:
+        handle, partial = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent or ".")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                file.write(text)
+            os.chmod(partial, target.stat().st_mode & 0o777 if target.exists() else 0o644)  # not mkstemp's 0600
+            os.replace(partial, target)
+        except BaseException:
+            Path(partial).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise CliError(f"{output}: cannot write: {exc.strerror or exc}") from None
