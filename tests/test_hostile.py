@@ -5,12 +5,14 @@ exit 0, 1 or 2, never an "internal error" or a traceback."""
 
 from __future__ import annotations
 
+import http.server
 import os
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -280,3 +282,96 @@ def test_audit_never_replaces_the_repository_it_reads(tmp_path: Path) -> None:
         assert_bounded(outcome)
         assert outcome.code == 2 and "refusing to write there" in outcome.stderr, outcome.stderr
     assert (repo / "keep.txt").read_text() == "keep" and (repo / ".git").is_dir()
+
+
+# --- configs and rule packs ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "text", "message"), [
+    ("pyproject.toml", "[tool.krpc-lint]\nper-path = 5\n", "per-path must be a list"),
+    ("pyproject.toml", "tool = 5\n", "[tool.krpc-lint] must be a table"),
+    ("pyproject.toml", "[tool.krpc-lint]\nprofile = \"strict\n", "invalid TOML"),
+    (".krpc-lint.yaml", "baseline: 5\n", "baseline must be a file name"),
+    (".krpc-lint.yaml", "severity: {KL301: [error]}\n", "severity maps rule ids"),
+    (".krpc-lint.yaml", "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n" for p, c in zip("abcdefgh", "bcdefghi")), "aliases expand"),
+])
+def test_a_bad_config_is_exit_2_naming_file_and_key(tmp_path: Path, name: str, text: str, message: str) -> None:
+    (tmp_path / name).write_text(text)
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "TenantQuota.json").write_bytes(
+        (REPO_ROOT / "fixtures" / "invalid" / "KL301-field-name-pattern.json").read_bytes())
+    outcome = run_bounded("lint", "--no-cache", "specs", cwd=tmp_path)  # the config is found, as users have it
+    assert_bounded(outcome)
+    assert outcome.code == 2 and name in outcome.stderr and message in outcome.stderr, outcome.stderr
+
+
+def _pack(tmp_path: Path, schema: str) -> Path:
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / "KL9001-custom.yaml").write_text(f"""id: KL9001
+name: custom
+title: "A custom rule"
+severity: error
+category: fields
+profiles: [recommended]
+rationale: A rule from a pull request.
+hint: Nothing.
+check:
+  on: field
+  schema: {schema}
+  message: "field {{name}}"
+""")
+    (tmp_path / ".krpc-lint.yaml").write_text("rule-packs: [pack]\n")
+    (tmp_path / "Spec.json").write_text('{"name": "Spec", "type": "data", "validVersions": "0", "flexibleVersions": '
+                                        '"0+", "fields": [{"name": "' + "a" * 40_000 + 'b", "type": "int32", '
+                                        '"versions": "0+", "about": "x"}]}')
+    return tmp_path
+
+
+def test_a_pack_pattern_runs_in_linear_time(tmp_path: Path) -> None:
+    """^(a+)+$ against 40,000 a's and a b: exponential in Python's re, linear in RE2."""
+    root = _pack(tmp_path, '{"properties": {"name": {"pattern": "^(a+)+$"}}}')
+    outcome = run_bounded("lint", "--no-cache", "Spec.json", cwd=root)
+    assert_bounded(outcome)
+    assert outcome.code == 1 and "KL9001 [custom] field aaaa" in outcome.stdout, outcome.stdout[-500:]
+
+
+def test_a_pack_pattern_that_needs_backtracking_is_refused(tmp_path: Path) -> None:
+    root = _pack(tmp_path, '{"properties": {"name": {"pattern": "^(a)\\\\1$"}}}')
+    outcome = run_bounded("lint", "--no-cache", "Spec.json", cwd=root)
+    assert_bounded(outcome)
+    assert outcome.code == 2 and "cannot run in linear time" in outcome.stderr, outcome.stderr
+
+
+class _Counting(http.server.BaseHTTPRequestHandler):
+    requests = 0
+
+    def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+        type(self).requests += 1
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b'{"type": "string"}')
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def test_a_pack_ref_to_a_url_or_file_makes_no_connection(tmp_path: Path) -> None:
+    """Acceptance 3: a loopback server counts the requests a pack's $ref would make."""
+    server = http.server.HTTPServer(("127.0.0.1", 0), _Counting)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/schema.json"
+        for ref in (url, "file:///etc/hostname"):
+            root = tmp_path / ref.split(":")[0]
+            root.mkdir()
+            _pack(root, '{"properties": {"name": {"$ref": "%s"}}}' % ref)
+            outcome = run_bounded("lint", "--no-cache", "Spec.json", cwd=root)
+            assert_bounded(outcome)
+            assert outcome.code == 2 and "only local references" in outcome.stderr, outcome.stderr
+        assert _Counting.requests == 0
+        assert urllib.request.urlopen(url, timeout=5).status == 200 and _Counting.requests == 1  # the server works
+    finally:
+        server.shutdown()

@@ -136,10 +136,17 @@ def find_config(start: Path) -> Path | None:
 
 
 def _has_tool_table(path: Path) -> bool:
+    """Whether a pyproject.toml configures krpc-lint; one that does not parse but names krpc-lint counts, so that
+    loading it reports the syntax error instead of silently running without the config."""
     try:
-        return "krpc-lint" in tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {})
-    except (OSError, ValueError):
+        text = read_regular(path, CONFIG_BYTES).decode("utf-8")
+    except (InputError, UnicodeDecodeError):
         return False
+    try:
+        tool = tomllib.loads(text).get("tool")
+    except tomllib.TOMLDecodeError:
+        return "krpc-lint" in text
+    return not isinstance(tool, dict) or "krpc-lint" in tool
 
 
 def load_config(path: Path | str | None = None, start: Path | None = None) -> Config:
@@ -174,14 +181,19 @@ def _read(file: Path) -> dict[str, Any]:
         raise ConfigError(f"{file}: cannot read: {exc}") from None
     if file.name == "pyproject.toml" or file.suffix == ".toml":
         try:
-            return tomllib.loads(text).get("tool", {}).get("krpc-lint", {})
+            tool = tomllib.loads(text).get("tool", {})
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{file}: invalid TOML: {exc}") from None
-    from ruamel.yaml import YAML, YAMLError
+        if not isinstance(tool, dict) or not isinstance(tool.get("krpc-lint", {}), dict):
+            raise ConfigError(f"{file}: [tool.krpc-lint] must be a table")
+        return tool.get("krpc-lint", {})
+    from ruamel.yaml import YAMLError
+
+    from linter.parse.yamlfile import load_yaml
 
     try:
-        data = YAML(typ="safe", pure=True).load(text)
-    except YAMLError as exc:
+        data = load_yaml(text)
+    except (YAMLError, ValueError) as exc:
         raise ConfigError(f"{file}: invalid YAML: {exc}") from None
     if data is None:
         return {}
@@ -199,7 +211,7 @@ def _strings(value: Any, key: str, file: Path) -> tuple[str, ...]:
 
 
 def _severities(value: Any, key: str, file: Path) -> dict[str, str]:
-    if not isinstance(value, dict) or any(v not in SEVERITIES for v in value.values()):
+    if not isinstance(value, dict) or any(not isinstance(v, str) or v not in SEVERITIES for v in value.values()):
         raise ConfigError(f"{file}: {key} maps rule ids or names to one of {', '.join(SEVERITIES)}")
     return {str(k): v for k, v in value.items()}
 
@@ -209,25 +221,32 @@ def _from_mapping(data: dict[str, Any], file: Path) -> Config:
     if unknown:
         raise ConfigError(f"{file}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_KEYS))})")
     profile = data.get("profile", "recommended")
-    if profile not in PROFILES:
+    if not isinstance(profile, str) or profile not in PROFILES:
         raise ConfigError(f"{file}: profile must be one of {', '.join(PROFILES)}")
     fail_on = data.get("fail-on", "error")
-    if fail_on not in SEVERITIES:
+    if not isinstance(fail_on, str) or fail_on not in SEVERITIES:
         raise ConfigError(f"{file}: fail-on must be one of {', '.join(SEVERITIES)}")
     kafka_version = data.get("kafka-version")
+    if isinstance(kafka_version, (dict, list, bool)):
+        raise ConfigError(f"{file}: kafka-version must be one of {', '.join(KAFKA_VERSIONS)}")
     if kafka_version is not None:
         kafka_version = str(kafka_version)
         if kafka_version not in KAFKA_VERSIONS:
             raise ConfigError(f"{file}: kafka-version must be one of {', '.join(KAFKA_VERSIONS)}")
     base = file.parent
     overrides = []
-    for index, item in enumerate(data.get("per-path") or ()):
+    per_path = data.get("per-path") or []
+    if not isinstance(per_path, list):
+        raise ConfigError(f"{file}: per-path must be a list of tables, each with paths")
+    for index, item in enumerate(per_path):
         if not isinstance(item, dict) or "paths" not in item:
             raise ConfigError(f"{file}: per-path[{index}] needs paths")
         overrides.append(PathOverride(_strings(item["paths"], "per-path.paths", file),
                                       _strings(item.get("ignore", []), "per-path.ignore", file),
                                       _severities(item.get("severity", {}), "per-path.severity", file)))
     baseline = data.get("baseline")
+    if baseline is not None and not isinstance(baseline, str):
+        raise ConfigError(f"{file}: baseline must be a file name")
     return Config(
         profile=profile,
         kafka_version=kafka_version,

@@ -106,7 +106,10 @@ def struct_facts(struct: StructSpec, message: MessageSpec) -> dict[str, Any]:
 def _compiled(schema_json: str):
     import fastjsonschema
 
-    return fastjsonschema.compile(json.loads(schema_json))
+    from linter.engine.patterns import linear_patterns
+
+    schema, formats = linear_patterns(json.loads(schema_json))
+    return fastjsonschema.compile(schema, formats=formats)
 
 
 def _validator(schema: dict[str, Any]):

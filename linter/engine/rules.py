@@ -136,11 +136,13 @@ def _write_cache(cache: Path | None, data: list) -> None:
 
 
 def _read_yaml(path: Path) -> Any:
-    from ruamel.yaml import YAML, YAMLError
+    from ruamel.yaml import YAMLError
+
+    from linter.parse.yamlfile import load_yaml
 
     try:
-        return YAML(typ="safe", pure=True).load(read_regular(path).decode("utf-8"))
-    except (YAMLError, OSError, UnicodeDecodeError) as exc:
+        return load_yaml(read_regular(path).decode("utf-8"))
+    except (YAMLError, OSError, ValueError) as exc:
         raise RuleError(f"{path}: cannot read rule: {exc}") from None
 
 
@@ -231,7 +233,43 @@ def _validate_check(check: Any, source: str) -> None:
         Draft202012Validator.check_schema(check["schema"])
     except SchemaError as exc:
         raise RuleError(f"{source}: invalid schema: {exc.message}") from None
+    problem = unsafe_schema(check["schema"])
+    if problem is not None:
+        raise RuleError(f"{source}: {problem}")
     template_fields(str(check["message"]), source)
+
+
+_VALUES = ("const", "enum", "default", "examples")  # literal values: never read as schema keywords
+
+
+def unsafe_schema(schema: Any) -> str | None:
+    """Why a pack's schema may not run on untrusted specs, or ``None``: a ``$ref`` or ``$id`` that leaves the
+    schema (no network, no file), ``patternProperties`` (facts have fixed names), or a ``pattern`` that a
+    linear-time engine (RE2) cannot run, such as a back-reference."""
+    from linter.engine.patterns import compile_linear
+
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        for key, value in node.items():
+            if key in ("$ref", "$dynamicRef") and not (isinstance(value, str) and value.startswith("#")):
+                return f"{key} {value!r} points outside the schema; only local references (#/...) are allowed"
+            if key in ("$id", "id") and isinstance(value, str) and ":" in value:
+                return f"{key} {value!r}: a rule's schema may not name a base URI"
+            if key == "patternProperties":
+                return "patternProperties is not supported: facts have fixed names"
+            if key == "pattern" and isinstance(value, str):
+                problem = compile_linear(value)[1]
+                if problem is not None:
+                    return f"pattern {value!r} cannot run in linear time: {problem}"
+            if key not in _VALUES:
+                stack.append(value)
+    return None
 
 
 def template_fields(template: str, source: str = "") -> list[str]:

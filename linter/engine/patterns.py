@@ -1,0 +1,54 @@
+"""Regular expressions from rule packs, run by RE2: linear time in the text whatever the pattern.
+
+A pack is input too (a pull request may change it), and a JSON Schema ``pattern`` such as
+``^(a+)+$`` takes exponential time in a backtracking engine (Python's ``re``, which the compiled
+schema validators use). Packs' patterns therefore run through google-re2, which has no
+backtracking; a pattern RE2 cannot express (back-references, look-around) is refused when the pack
+loads. RE2's ``$`` is the end of the text, as in JSON Schema's (ECMA-262) patterns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+_PREFIX = "krpc-lint-re2:"
+
+
+@lru_cache(maxsize=512)
+def compile_linear(pattern: str) -> tuple[Any, str | None]:
+    """(compiled RE2 pattern, None), or (None, why RE2 refuses it)."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False  # the reason goes into our message, not to stderr
+    try:
+        return re2.compile(pattern, options), None
+    except re2.error as exc:
+        return None, str(exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else exc)
+
+
+def linear_patterns(schema: Any) -> tuple[Any, dict[str, Callable[[str], bool]]]:
+    """The schema with each ``pattern`` turned into a format that RE2 checks, and those formats (for
+    ``fastjsonschema.compile(schema, formats=...)``): same meaning, strings only, no backtracking."""
+    formats: dict[str, Callable[[str], bool]] = {}
+
+    def rewrite(node: Any) -> Any:
+        if isinstance(node, list):
+            return [rewrite(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        out = {key: value if key in ("const", "enum", "default", "examples") else rewrite(value)
+               for key, value in node.items() if not (key == "pattern" and isinstance(value, str))}
+        pattern = node.get("pattern")
+        if isinstance(pattern, str):
+            compiled, problem = compile_linear(pattern)
+            if compiled is None:
+                raise ValueError(f"pattern {pattern!r}: {problem}")
+            name = f"{_PREFIX}{len(formats)}"
+            formats[name] = lambda text, search=compiled.search: search(text) is not None
+            out["allOf"] = [*out.get("allOf", []), {"format": name}]
+        return out
+
+    return rewrite(schema), formats

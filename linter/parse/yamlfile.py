@@ -1,0 +1,49 @@
+"""YAML from files a pull request may change (configs, rule packs): safe types only, and a bounded size
+once aliases are expanded, so that an anchor referenced again and again ("billion laughs": a few hundred
+bytes standing for a billion nodes) cannot blow up whatever walks or serialises the value."""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_NODES = 100_000  # expanded nodes; a real config or rule has a few hundred
+
+
+class YamlTooLarge(ValueError):
+    """The document stands for more than MAX_NODES nodes once its aliases are expanded."""
+
+
+def load_yaml(text: str) -> Any:
+    """The document's value (``YAMLError`` for bad YAML, ``YamlTooLarge`` for an alias bomb)."""
+    from ruamel.yaml import YAML
+
+    if "*" in text:  # no alias without an asterisk: most files skip the counting pass
+        root = YAML(typ="safe", pure=True).compose(text)
+        if root is not None and expanded_size(root) > MAX_NODES:
+            raise YamlTooLarge(f"its aliases expand to more than {MAX_NODES} nodes")
+    return YAML(typ="safe", pure=True).load(text)
+
+
+def expanded_size(root: Any) -> int:
+    """Nodes the value has once every alias is replaced by a copy of its anchor, worked out once per distinct
+    node (a shared node counts as often as it is referred to), without recursion."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in sizes:
+            continue
+        children = _children(node)
+        if children_done or not children:
+            sizes[id(node)] = min(MAX_NODES + 1, 1 + sum(sizes.get(id(child), 1) for child in children))
+            continue
+        stack.append((node, True))
+        stack.extend((child, False) for child in children if id(child) not in sizes)
+    return sizes[id(root)]
+
+
+def _children(node: Any) -> list[Any]:
+    value = getattr(node, "value", None)
+    if not isinstance(value, list):
+        return []  # a scalar
+    return [part for item in value for part in (item if isinstance(item, tuple) else (item,))]
