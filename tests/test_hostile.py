@@ -375,3 +375,45 @@ def test_a_pack_ref_to_a_url_or_file_makes_no_connection(tmp_path: Path) -> None
         assert urllib.request.urlopen(url, timeout=5).status == 200 and _Counting.requests == 1  # the server works
     finally:
         server.shutdown()
+
+
+# --- costs bounded by the input's size, not by its version numbers ----------------------------------
+
+
+def _widget(tmp_path: Path, side: str, edit) -> Path:
+    directory = tmp_path / side
+    directory.mkdir()
+    text = (VALID / "WidgetFetchRequest.json").read_text().replace('"validVersions": "0-3"', '"validVersions": "0-32766"')
+    (directory / "WidgetFetchRequest.json").write_text(edit(text))
+    return directory
+
+
+@pytest.mark.parametrize(("label", "edit", "rule"), [
+    ("an about edit", lambda t: t.replace("The group whose widgets", "The group whose items"), None),
+    ("a retype in every version", lambda t: t.replace('"MaxWaitMs", "type": "int32"', '"MaxWaitMs", "type": "int64"'),
+     "KL1003 [field-retyped] WidgetFetchRequest (v0-32766)"),
+    ("a tagged field in every flexible version", lambda t: t.replace(
+        '"fields": [', '"fields": [ { "name": "Extra", "type": "int32", "versions": "2+", "taggedVersions": "2+", '
+        '"tag": 9, "about": "x" },', 1), "KL1083 [tagged-field-added] WidgetFetchRequest (v2-32766)"),
+])
+def test_32767_versions_cost_what_their_ranges_cost(tmp_path: Path, label: str, edit, rule: str | None) -> None:
+    old, new = _widget(tmp_path, "old", lambda t: t), _widget(tmp_path, "new", edit)
+    for command in (["compat", "--profile", "strict"], ["changelog"]):
+        outcome = run_bounded(*command, str(old), str(new))
+        assert_bounded(outcome)
+        assert outcome.code in (0, 1) and (rule is None or command[0] != "compat" or rule in outcome.stdout), \
+            (label, outcome.stdout)
+
+
+def test_removing_20000_fields_is_linear(tmp_path: Path) -> None:
+    import json
+
+    fields = [{"name": f"F{i}", "type": "int32", "versions": "0+"} for i in range(20_000)]
+    spec = {"name": "Big", "type": "data", "validVersions": "0", "flexibleVersions": "0+", "fields": fields}
+    for side, kept in (("old", fields), ("new", []), ("one", fields[1:])):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "Big.json").write_text(json.dumps({**spec, "fields": kept}))
+    for new in ("new", "one"):
+        outcome = run_bounded("compat", str(tmp_path / "old"), str(tmp_path / new))
+        assert_bounded(outcome)
+        assert outcome.code == 1 and "KL1002 [field-removed]" in outcome.stdout

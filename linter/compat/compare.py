@@ -275,7 +275,7 @@ def _prove(pair: PairResult, changes: list[Change], diff: MessageDiff, witnesses
     out = []
     for change in changes:
         if witnesses and change.category == WIRE and change.versions:
-            change = replace(change, witness=_witness_for(change, cross, pair, seed, found))
+            change = replace(change, witness=_witness_for(change, cross, pair, diff, seed, found))
         out.append(change)
     if cross_check:
         out.extend(_cross_check(pair, changes, diff, cross, cross_check, seed))
@@ -287,7 +287,7 @@ def _header_specs(revision: Revision) -> tuple[MessageSpec, ...]:
     return tuple(m for m in revision.messages.values() if m.type == "header" and m.name in HEADER_NAMES)
 
 
-def _witness_for(change: Change, cross: CrossCodec, pair: PairResult, seed: int,
+def _witness_for(change: Change, cross: CrossCodec, pair: PairResult, diff: MessageDiff, seed: int,
                  found: dict[int, Witness | None]) -> Witness | None:
     if change.rule == "header-version-changed":
         return cross.frame_witness(change.versions[0])
@@ -299,7 +299,7 @@ def _witness_for(change: Change, cross: CrossCodec, pair: PairResult, seed: int,
                        {"apiKey": old_key, "message": pair.old.name}, None,
                        error=f"the new revision has no {pair.old.type} with apiKey {old_key} "
                              f"({pair.new.name} now uses {new_key})")
-    for version in change.versions:
+    for version in diff.one_per_segment(change.versions):  # a segment's versions share one layout
         if version not in found:
             found[version] = cross.search(version, WITNESS_ATTEMPTS, seed)
         if found[version] is not None:
@@ -311,14 +311,16 @@ def _cross_check(pair: PairResult, changes: list[Change], diff: MessageDiff, cro
                  seed: int) -> list[Change]:
     broken = {v for c in changes if c.category in _BREAKING_FOR_CROSS_CHECK for v in c.versions}
     found = []
-    for version in diff.compared_versions():
-        if version in broken or version in diff.skipped or version in diff.same_wire:
-            continue  # already a wire break, not compared slot by slot, or read back as written by construction
-        witness = cross.search(version, values, seed)
+    for span in diff.segments or [[version] for version in diff.compared_versions()]:
+        # not already a wire break, compared slot by slot, and not read back as written by construction
+        versions = tuple(v for v in span if v not in broken and v not in diff.skipped and v not in diff.same_wire)
+        if not versions:
+            continue
+        witness = cross.search(versions[0], values, seed)  # the segment's versions share one layout
         if witness is not None:
             found.append(Change("cross-check-divergence", WIRE, diff.name,
                                 f"values written by the {witness.writer} revision read differently: "
-                                f"{witness.reason or witness.error}", (version,), witness=witness))
+                                f"{witness.reason or witness.error}", versions, witness=witness))
     return found
 
 

@@ -8,14 +8,16 @@ is one change listing every version it breaks.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from linter.compat.layout import LayoutBuilder, LayoutError, Slot, StructLayout, same_wire
 from linter.model.defaults import DefaultError, parse_default
 from linter.model.spec import COORDINATOR_TYPES, FieldSpec, MessageSpec
-from linter.model.traits import header_version
+from linter.model.traits import header_version, segments
 from linter.model.types import FieldType
 from linter.model.versions import NONE, Versions
 
@@ -120,6 +122,18 @@ class MessageDiff:
         self.skipped: set[int] = set()  # shared versions whose layout was not compared field by field
         self.version_map: dict[int, int] = {}  # new version -> the old version it is compared with (default: same)
         self.same_wire: set[int] = set()  # shared versions whose layouts are the same, names included (layout.same_wire)
+        self.segments: list[range] = []  # the shared versions in runs that both specs treat alike (traits.segments)
+
+    def one_per_segment(self, versions: Iterable[int]) -> list[int]:
+        """The first of ``versions`` in each segment (all of them when no segments were worked out): the
+        versions that stand for the rest in per-version work such as a witness search."""
+        if not self.segments:
+            return list(versions)
+        starts = [span[0] for span in self.segments]
+        chosen: dict[int, int] = {}
+        for version in versions:
+            chosen.setdefault(bisect_right(starts, version), version)
+        return list(chosen.values())
 
     def old_version(self, version: int) -> int:
         """The old revision's version that the new revision's ``version`` is compared with."""
@@ -297,20 +311,36 @@ class MessageDiff:
             self.record("version-added", SAFE, f"version(s) {version_ranges(added)} added", added, path)
 
     def _layouts(self, old: MessageSpec, new: MessageSpec, shared: Versions) -> None:
+        """Each segment of versions that both specs treat alike is compared once, at its first version, and what
+        is found there holds for the whole segment: the cost follows the spec's text, not its version numbers."""
         old_layouts, new_layouts = LayoutBuilder(old), LayoutBuilder(new)
-        for version in shared:
-            if old_layouts.flexible(version) != new_layouts.flexible(version):
-                became = "flexible" if new_layouts.flexible(version) else "non-flexible"
-                self.record("flexible-versions-changed", WIRE,
-                            f"flexibleVersions {old.flexible} -> {new.flexible}: the version became {became} "
-                            "(compact lengths and tagged-field sections change every struct)",
-                            [version], ("flexibleVersions",))
-                self.skipped.add(version)
-                continue
-            before, after = old_layouts.build(version), new_layouts.build(version)
-            if same_wire(before, after):
-                self.same_wire.add(version)
-            self._struct(before, after, "", version)
+        self.segments = segments(shared, old_layouts.boundaries, new_layouts.boundaries)
+        for span in self.segments:
+            outer, self._events = self._events, defaultdict(set)
+            self._layout_at(old, new, old_layouts, new_layouts, span[0])
+            for key in self._events:
+                outer[key].update(span)
+            self._events = outer
+            found_in = [self.skipped, self.same_wire]
+            found_in += [entry[kind] for entry in self._defaults.values() for kind in ("absent", "tagged", "present")]
+            for found in found_in:
+                if span[0] in found:
+                    found.update(span)
+
+    def _layout_at(self, old: MessageSpec, new: MessageSpec, old_layouts: LayoutBuilder, new_layouts: LayoutBuilder,
+                   version: int) -> None:
+        if old_layouts.flexible(version) != new_layouts.flexible(version):
+            became = "flexible" if new_layouts.flexible(version) else "non-flexible"
+            self.record("flexible-versions-changed", WIRE,
+                        f"flexibleVersions {old.flexible} -> {new.flexible}: the version became {became} "
+                        "(compact lengths and tagged-field sections change every struct)",
+                        [version], ("flexibleVersions",))
+            self.skipped.add(version)
+            return
+        before, after = old_layouts.build(version), new_layouts.build(version)
+        if same_wire(before, after):
+            self.same_wire.add(version)
+        self._struct(before, after, "", version)
 
     # --- structs --------------------------------------------------------------------------------
 
@@ -373,35 +403,44 @@ class MessageDiff:
                     [version], spec.path)
 
     def _wrapped_changes(self, removed: list[Slot], inserted: list[Slot], path: str, version: int):
-        """A struct that gained or lost its presence byte, seen as inline fields on one side."""
-        for slot in list(inserted):
-            inline = [s for s in removed if s.where.startswith(slot.where + ".")]
-            if slot.is_struct and inline:
+        """A struct that gained or lost its presence byte, seen as inline fields on one side (linear: the inline
+        fields are found by their qualified name's prefixes, not by scanning every slot for every struct)."""
+        gone: set[int] = set()  # ids of the slots accounted for
+        below = _under(removed)
+        for slot in inserted:
+            inline = [s for s in below.get(slot.where, ()) if id(s) not in gone] if slot.is_struct else []
+            if inline:
                 self.record("struct-nullability-changed", WIRE,
                             f"{path}{slot.where} became a {slot.describe()}: KIP-893 adds an int8 presence byte",
                             [version], slot.spec.path)
-                removed = [s for s in removed if s not in inline]
-                inserted.remove(slot)
-        for slot in list(removed):
-            inline = [s for s in inserted if s.where.startswith(slot.where + ".")]
-            if slot.is_struct and inline:
+                gone.update(map(id, inline))
+                gone.add(id(slot))
+        removed = [s for s in removed if id(s) not in gone]
+        inserted = [s for s in inserted if id(s) not in gone]
+        below = _under(inserted)
+        for slot in removed:
+            inline = [s for s in below.get(slot.where, ()) if id(s) not in gone] if slot.is_struct else []
+            if inline:
                 self.record("struct-nullability-changed", WIRE,
                             f"{path}{slot.where} is no longer a {slot.describe()}: its presence byte is gone",
                             [version], inline[0].spec.path)
-                inserted = [s for s in inserted if s not in inline]
-                removed.remove(slot)
-        return removed, inserted
+                gone.update(map(id, inline))
+                gone.add(id(slot))
+        return [s for s in removed if id(s) not in gone], [s for s in inserted if id(s) not in gone]
 
     def _renamed_in_place(self, old_slots, new_slots, removed, inserted, path, version):
         """An unmatched old and new field at the same position with the same encoding: a rename."""
-        for x in list(removed):
-            index = old_slots.index(x)
+        position = {id(slot): index for index, slot in enumerate(old_slots)}
+        unmatched_new = {id(slot) for slot in inserted}
+        paired: set[int] = set()
+        for x in removed:
+            index = position[id(x)]
             y = new_slots[index] if index < len(new_slots) else None
-            if y is not None and y in inserted and y.signature == x.signature:
-                removed.remove(x)
-                inserted.remove(y)
+            if y is not None and id(y) in unmatched_new and y.signature == x.signature:
+                unmatched_new.discard(id(y))
+                paired.update((id(x), id(y)))
                 self._pair(x, y, path, version)
-        return removed, inserted
+        return [s for s in removed if id(s) not in paired], [s for s in inserted if id(s) not in paired]
 
     def _pair(self, x: Slot, y: Slot, path: str, version: int, moved: bool = False) -> None:
         """Two fields at the same place in the layout (same name, or renamed, or swapped)."""
@@ -537,6 +576,16 @@ def _default_effect(entry: dict[str, Any]) -> str:
     if entry["absent"] or entry["tagged"]:
         return "a reader now substitutes another value where the field is absent or its tag omitted"
     return "code that leaves the field unset now sends another value"
+
+
+def _under(slots: list[Slot]) -> dict[str, list[Slot]]:
+    """The slots by each struct name their qualified name lies under (``A.B.c`` under ``A`` and ``A.B``)."""
+    found: dict[str, list[Slot]] = {}
+    for slot in slots:
+        parts = slot.where.split(".")
+        for depth in range(1, len(parts)):
+            found.setdefault(".".join(parts[:depth]), []).append(slot)
+    return found
 
 
 def version_ranges(versions: list[int], separator: str = ", ") -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 from linter.model.registry import StructRegistry
 from linter.model.spec import FieldSpec, MessageSpec
-from linter.model.traits import FieldAt, field_at, leaf_wire
+from linter.model.traits import FieldAt, field_at, leaf_wire, representative, version_boundaries
 from linter.model.versions import NONE, Versions
 
 MAX_DEPTH = 64  # nesting far beyond any real spec; a recursive struct is refused, not followed forever
@@ -97,16 +97,19 @@ class LayoutBuilder:
         self.message = message
         self.registry = StructRegistry(message)
         self.flexible_versions = message.flexible
-        self._cache: dict[int, StructLayout] = {}
+        self.boundaries = version_boundaries(message)
+        self._cache: dict[int, StructLayout] = {}  # by the first version of a segment: one layout per segment
 
     def flexible(self, version: int) -> bool:
         return self.flexible_versions.contains(version)
 
     def build(self, version: int) -> StructLayout:
-        layout = self._cache.get(version)
+        """The layout at ``version``: built once per segment of versions that every range treats alike."""
+        first = representative(self.boundaries, version)
+        layout = self._cache.get(first)
         if layout is None:
             root = self.message.name or "message"
-            layout = self._cache[version] = self._struct(root, self.message.fields, version, 0)
+            layout = self._cache[first] = self._struct(root, self.message.fields, first, 0)
         return layout
 
     def _struct(self, name: str, fields: tuple[FieldSpec, ...], version: int, depth: int) -> StructLayout:

@@ -7,10 +7,13 @@ both ask this; keeping the answer in one place keeps their bytes and their verdi
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from linter.model.spec import FieldSpec, MessageSpec
 from linter.model.types import FieldType
+from linter.model.versions import Versions
 
 # Types whose length prefix a field-level flexibleVersions may switch (Kafka allows the override
 # on string and bytes fields only; records travel as bytes).
@@ -59,6 +62,38 @@ def leaf_wire(type_name: str, compact: bool) -> str:
 
 def _overridable(field_type: FieldType | None) -> bool:
     return field_type is not None and not field_type.is_array and field_type.name in _OVERRIDABLE
+
+
+# --- where the answers change -----------------------------------------------------------------------
+
+
+def version_boundaries(message: MessageSpec) -> list[int]:
+    """Sorted versions at which some range of the message starts or ends (validVersions, flexibleVersions and
+    every field's versions, taggedVersions, nullableVersions and flexibleVersions): between two of them every
+    answer of ``field_at`` is the same, so per-version work can be done once per segment. Their number grows
+    with the spec's text, never with its version numbers (``"validVersions": "0-32766"`` is two)."""
+    ranges = [message.versions, message.flexible]
+    for spec, _ in message.all_fields():
+        ranges += [spec.versions, spec.tagged_versions, spec.nullable_versions, spec.flexible_versions.value]
+    points = {0}
+    for versions in ranges:
+        if versions is not None and not versions.empty:
+            points.update((versions.lowest, versions.highest + 1))
+    return sorted(points)
+
+
+def segments(shared: Versions, *boundaries: Sequence[int]) -> list[range]:
+    """``shared`` cut at every boundary of either message: consecutive versions that every answer treats alike."""
+    if shared.empty:
+        return []
+    cuts = sorted({shared.lowest, *(b for points in boundaries for b in points if shared.lowest < b <= shared.highest)})
+    return [range(start, end) for start, end in zip(cuts, [*cuts[1:], shared.highest + 1])]
+
+
+def representative(boundaries: Sequence[int], version: int) -> int:
+    """The first version of ``version``'s segment (``boundaries`` from ``version_boundaries``)."""
+    index = bisect_right(boundaries, version)
+    return boundaries[index - 1] if index else version
 
 
 # --- header versions ---------------------------------------------------------------------------
