@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, require_shared
 
 SECONDS = 5.0
 MEGABYTES = 300
@@ -417,3 +417,67 @@ def test_removing_20000_fields_is_linear(tmp_path: Path) -> None:
         outcome = run_bounded("compat", str(tmp_path / "old"), str(tmp_path / new))
         assert_bounded(outcome)
         assert outcome.code == 1 and "KL1002 [field-removed]" in outcome.stdout
+
+
+# --- the pipeline ----------------------------------------------------------------------------------
+
+
+def test_a_corrupt_git_object_is_an_error_row_and_the_audit_goes_on(tmp_path: Path) -> None:
+    from linter.pipeline.audit import run_in_process, units
+    from linter.pipeline.history import extract
+
+    repo = tmp_path / "repo"
+    directory = repo / "clients" / "src" / "main" / "resources" / "common" / "message"
+    directory.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    for name in ("A", "B", "C"):
+        text = (VALID / "WidgetFetchRequest.json").read_text().replace("WidgetFetchRequest", f"Widget{name}Request")
+        (directory / f"Widget{name}Request.json").write_text(text)
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "specs"], check=True)
+    for name in ("B", "C"):
+        with open(directory / f"Widget{name}Request.json", "a") as spec:
+            spec.write("// edited\n")
+    subprocess.run([*git, "commit", "-qam", "edits"], check=True)
+    oid = subprocess.run([*git, "rev-parse", f"HEAD~1:{directory.relative_to(repo)}/WidgetBRequest.json"],
+                         check=True, capture_output=True, text=True).stdout.strip()
+    loose = repo / ".git" / "objects" / oid[:2] / oid[2:]
+    loose.chmod(0o644)
+    loose.write_bytes(b"not zlib at all")
+    work = units(extract(str(repo)))
+    rows = run_in_process(work)
+    errors = [row["error"] for table in rows.values() for row in table if row["error"]]
+    assert len(errors) == 2 and all(oid in error and "\n" not in error for error in errors), errors  # blob and pair
+    assert len(work.blobs) == 5 and len(work.pairs) == 2  # the other blobs and the other pair went on
+    assert not [row for row in rows["changes"] if row["error"] is None and "WidgetB" in row["new_path"]]
+
+
+def test_unit_errors_are_one_line() -> None:
+    from linter.pipeline import schema
+    from linter.pipeline.audit import _error_row
+
+    try:
+        {}["missing"]
+    except KeyError as exc:
+        row = _error_row(schema.CHANGES, {"lineage": "x"}, exc)
+    assert row["error"].startswith("KeyError: 'missing' (at test_hostile.py:") and "\n" not in row["error"]
+
+
+def test_replay_of_a_broken_parquet_file_is_one_line(tmp_path: Path, spark) -> None:
+    from linter.pipeline.frames import generate
+    from linter.pipeline.replay import replay
+
+    specs = require_shared("kafka-specs", "3.7.0")
+    generate(specs, 200, tmp_path / "frames.parquet")
+    data = (tmp_path / "frames.parquet").read_bytes()
+    (tmp_path / "truncated.parquet").write_bytes(data[: len(data) // 2])
+    corrupt = bytearray(data)
+    for index in range(len(corrupt) // 3, len(corrupt) // 3 + 400):
+        corrupt[index] ^= 0x5A
+    (tmp_path / "corrupt.parquet").write_bytes(bytes(corrupt))
+    for name, reason in (("truncated", "not a readable Parquet file"), ("corrupt", "Spark could not read the frames")):
+        with pytest.raises(ValueError, match=reason) as raised:
+            replay(tmp_path / f"{name}.parquet", specs, specs, tmp_path / f"out-{name}", spark=spark)
+        assert "\n" not in str(raised.value) and "\tat " not in str(raised.value)
+        assert not (tmp_path / f"out-{name}").exists()

@@ -314,20 +314,34 @@ class _Git:
         blobs = self.read_blobs(entries[key] for key in sorted(entries))
         return {key: blobs[entries[key]] for key in sorted(entries)}
 
-    def read_blobs(self, oids: Iterable[str]) -> dict[str, bytes]:
-        """Blob bytes by id, in the order given, through one ``git cat-file --batch`` process."""
+    def read_blobs(self, oids: Iterable[str], unreadable: dict[str, str] | None = None) -> dict[str, bytes]:
+        """Blob bytes by id, in the order given, through one ``git cat-file --batch`` process. A blob git cannot
+        give (missing, corrupt) raises ``SourceError``, or, with ``unreadable``, is left out and recorded there
+        with why (the audit makes it an error row and goes on)."""
         wanted = list(dict.fromkeys(oids))
         if not wanted:
             return {}
         command = ["git", "-C", self.cwd, "cat-file", "--batch"]
         pipe = subprocess.PIPE
+        found: dict[str, bytes] = {}
         with subprocess.Popen(command, stdin=pipe, stdout=pipe, stderr=subprocess.DEVNULL) as proc:
             assert proc.stdin is not None and proc.stdout is not None
             try:
-                return {oid: _cat(proc.stdin, proc.stdout, oid) for oid in wanted}
+                for oid in wanted:
+                    try:
+                        found[oid] = _cat(proc.stdin, proc.stdout, oid)
+                    except _Unreadable as exc:
+                        if unreadable is None:
+                            raise SourceError(str(exc)) from None
+                        unreadable[oid] = str(exc)
+                return found
             except BaseException:
                 proc.kill()
                 raise
+
+
+class _Unreadable(Exception):
+    """A blob git answered for but cannot give: the batch process goes on."""
 
 
 def _cat(stdin: IO[bytes], stdout: IO[bytes], oid: str) -> bytes:
@@ -337,8 +351,11 @@ def _cat(stdin: IO[bytes], stdout: IO[bytes], oid: str) -> bytes:
         stdin.flush()
     except OSError as exc:
         raise SourceError(f"git cat-file stopped before reading {oid}") from exc
-    found = _OBJECT.fullmatch(stdout.readline())
+    line = stdout.readline()
+    found = _OBJECT.fullmatch(line)
     if found is None or found[2] != b"blob":
+        if line.rstrip(b"\n").endswith((b" missing", b" ambiguous")):  # git answers and goes on
+            raise _Unreadable(f"git cannot read blob {oid} (missing or corrupt)")
         raise SourceError(f"git cat-file could not read blob {oid}")
     data = _read_capped(stdout, int(found[3]))
     stdout.read(1)  # the newline after every object

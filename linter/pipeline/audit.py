@@ -43,6 +43,7 @@ class BlobUnit:
     blob: str
     path: str
     data: bytes
+    error: str | None = None  # why git could not give the blob: the unit is an error row
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class PairUnit:
     new: bytes | None
     released: list[tuple[str, dict[str, bytes]]] | None  # (release tag, its copies of the file and partner);
     # None: the repository has no release at all
+    error: str | None = None  # why a side could not be read: the unit is an error row
 
 
 # --- work units: what runs on the executors (also in-process, for tests) ----------------------
@@ -63,6 +65,8 @@ def lint_blob(unit: BlobUnit) -> list[dict[str, Any]]:
     """The lint findings of one blob, linted as a file of a larger directory (no cross-file rules)."""
     from linter.engine.runner import lint_texts
 
+    if unit.error is not None:
+        return [_error_row(schema.FINDINGS, {"blob": unit.blob, "path": unit.path}, unit.error)]
     try:
         name = PurePosixPath(unit.path).name
         report = lint_texts({name: unit.data}, complete=False, ruleset=_lint_rules())
@@ -90,6 +94,8 @@ def compare_pair(unit: PairUnit) -> list[dict[str, Any]]:
     from linter.compat.revision import Revision
 
     pair = unit.pair
+    if unit.error is not None:
+        return [_error_row(schema.CHANGES, pair, unit.error)]
     try:
         old = Revision("old", {pair["old_path"]: unit.old})
         new = Revision("new", {pair["new_path"]: unit.new} if unit.new is not None else {})
@@ -130,10 +136,15 @@ def _change_columns(finding: Any) -> dict[str, Any]:
             "witness_hex": witness.get("hex"), "error": None}
 
 
-def _error_row(ddl: str, known: dict[str, Any], exc: Exception) -> dict[str, Any]:
+def _error_row(ddl: str, known: dict[str, Any], problem: Exception | str) -> dict[str, Any]:
+    """A row saying why a unit failed, in one line: the exception and where it was raised, never a traceback."""
     row = dict.fromkeys(schema.columns(ddl))
     row.update(known)
-    row["error"] = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=-3)}"
+    if isinstance(problem, Exception):
+        where = traceback.extract_tb(problem.__traceback__)[-1:] if problem.__traceback__ else []
+        at = f" (at {PurePosixPath(where[0].filename).name}:{where[0].lineno})" if where else ""
+        problem = f"{type(problem).__name__}: {str(problem).splitlines()[0] if str(problem) else ''}{at}"
+    row["error"] = problem
     return row
 
 
@@ -175,21 +186,28 @@ def units(history: History) -> Units:
     contents = history.read_blobs(sorted(wanted))
 
     def spec(path: str, blob: str | None) -> bool:
-        return blob is not None and is_spec(path, lambda: contents[blob])
+        return blob is not None and is_spec(path, lambda: contents.get(blob, b""))
 
     lineages = {r.lineage for r in history.revisions if spec(r.path, r.blob)}
     lineages |= {p.lineage for p in history.pairs if spec(p.old.path, p.old.blob)}
     revisions = [r for r in history.revisions if r.lineage in lineages]
     skipped = len({r.path for r in history.revisions if r.lineage not in lineages})
     linted = {r.blob for r in revisions}
-    blobs = [BlobUnit(blob, path, contents[blob]) for blob, path in history.blobs.items() if blob in linted]
-    release_files = {tag: {path: blob for path, blob in files.items() if spec(path, blob)}
+    unreadable = history.unreadable
+    blobs = [BlobUnit(blob, path, contents.get(blob, b""), unreadable.get(blob)) for blob, path in history.blobs.items()
+             if blob in linted]
+    release_files = {tag: {path: blob for path, blob in files.items() if blob in contents and spec(path, blob)}
                      for tag, files in release_files.items()}
     keys_of = _Keys(contents)
     releases = _release_index(release_files, keys_of)
     pairs = []
     for pair in history.pairs:
         if pair.lineage not in lineages:
+            continue
+        problem = next((f"{side.path}: {unreadable[side.blob]}" for side in (pair.old, pair.new)
+                        if side.blob in unreadable), None)
+        if problem is not None:
+            pairs.append(PairUnit(pair_columns(pair), b"", None, None, problem))
             continue
         released = _releases_of(pair, releases, contents, keys_of) if release_files else None
         new = contents[pair.new.blob] if pair.new.blob else None

@@ -117,12 +117,14 @@ class History:
     globs_used: tuple[str, ...]  # the spec globs; FALLBACK_GLOBS when DEFAULT_GLOBS matched nothing
     pathspecs: tuple[str, ...]  # the exact pathspecs given to git
     _release_specs: dict[str, dict[str, str]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    unreadable: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)  # blob -> why
 
     def read_blobs(self, ids: Iterable[str]) -> dict[str, bytes]:
         """Blob bytes by id through one ``git cat-file --batch``; a blob above the parser's limit
-        is cut one byte past it, so linting reports it as too large instead of holding it all."""
+        is cut one byte past it, so linting reports it as too large instead of holding it all. A blob git
+        cannot give (a corrupt or missing object) is left out and its reason kept in ``unreadable``."""
         with _history_errors():
-            return _Git(self.repo, "").read_blobs(ids)
+            return _Git(self.repo, "").read_blobs(ids, self.unreadable)
 
     def release_specs(self, tag: str) -> dict[str, str]:
         """The spec files (path -> blob) in release ``tag``'s tree: what had shipped, for compat."""

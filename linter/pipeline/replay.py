@@ -601,6 +601,8 @@ def read_frames(spark: SparkSession, frames_path: str | Path) -> DataFrame:
     if path.is_file() and path.suffix.lower() != ".parquet":
         raise ValueError(f"{frames_path}: FRAMES must be Parquet (.parquet, or a directory of Parquet files) "
                          f"or JSON Lines ({', '.join(JSON_SUFFIXES)})")
+    for file in sorted(path.rglob("*.parquet")) if path.is_dir() else [path]:
+        _check_footer(file)
     known = _parquet_schema(path)
     frames = (spark.read.schema(known) if known else spark.read).parquet(str(path))
     present = set(frames.columns)
@@ -613,6 +615,38 @@ def read_frames(spark: SparkSession, frames_path: str | Path) -> DataFrame:
 
 _SPARK_TYPES = {"int8": "TINYINT", "int16": "SMALLINT", "int32": "INT", "int64": "BIGINT", "string": "STRING",
                 "large_string": "STRING", "binary": "BINARY", "large_binary": "BINARY"}
+
+
+def _check_footer(file: Path) -> None:
+    """A Parquet file whose footer cannot be read (truncated, not Parquet) is a one-line error here, before
+    Spark would fail a task over it with a Java stack trace."""
+    import pyarrow.parquet as pq
+
+    try:
+        pq.read_metadata(file)
+    except Exception as exc:  # noqa: BLE001 - pyarrow's errors vary: any failure means unreadable
+        raise ValueError(f"{file}: not a readable Parquet file ({str(exc).splitlines()[0] if str(exc) else exc})") \
+            from None
+
+
+def spark_reason(exc: Exception) -> str:
+    """What Spark says went wrong, in one line: the error's first line and that of its deepest Java cause
+    (``FAILED_TO_UNCOMPRESS``, a missing footer), without any stack trace."""
+    lines = [_first_line(getattr(exc, "desc", None) or str(exc))]
+    error = getattr(exc, "java_exception", None)
+    causes = []
+    while error is not None and len(causes) < 50:
+        causes.append(_first_line(str(error.toString())))
+        error = error.getCause()
+    if causes:
+        lines = [causes[0]] if "Job aborted" not in causes[0] or len(causes) < 2 else [causes[1]]
+        if causes[-1] not in lines:
+            lines.append(f"cause: {causes[-1]}")
+    return "; ".join(line[:300] for line in lines if line) or type(exc).__name__
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in str(text).splitlines() if line.strip()), "")
 
 
 def _parquet_schema(path: Path) -> str | None:
@@ -654,6 +688,10 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
         spark.conf.set(SPLIT_CONF, str(SPLITS_PER_CORE * spark.sparkContext.defaultParallelism))
         try:
             counts = _run(spark, read_frames(spark, frames_path), old, new, work_dir)
+        except Exception as exc:  # noqa: BLE001 - Spark's own failures: one line, never a Java stack trace
+            if type(exc).__module__.split(".")[0] not in ("pyspark", "py4j"):
+                raise
+            raise ValueError(f"{frames_path}: Spark could not read the frames: {spark_reason(exc)}") from None
         finally:
             spark.conf.unset(SPLIT_CONF) if split is None else spark.conf.set(SPLIT_CONF, split)
         outcomes = dict.fromkeys(OUTCOMES, 0)

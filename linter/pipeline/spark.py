@@ -76,5 +76,5 @@ def session(master: str | None = None, app: str = "krpc-lint") -> SparkSession:
                .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG_CONFIG} {JVM_OPTIONS}")
                .config("spark.executor.extraJavaOptions", JVM_OPTIONS))
     spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    spark.sparkContext.setLogLevel("OFF")  # a failure reaches the user as one line (replay.spark_reason), never a Java trace
     return spark
