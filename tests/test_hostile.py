@@ -481,3 +481,15 @@ def test_replay_of_a_broken_parquet_file_is_one_line(tmp_path: Path, spark) -> N
             replay(tmp_path / f"{name}.parquet", specs, specs, tmp_path / f"out-{name}", spark=spark)
         assert "\n" not in str(raised.value) and "\tat " not in str(raised.value)
         assert not (tmp_path / f"out-{name}").exists()
+
+
+@pytest.mark.parametrize(("type_text", "rule"), [
+    ("Item;Drop", "KL653"), ("Item/Part", "KL653"), ("Item\\u0000", "KL653"), ("[]Item\\u0001", "KL653"),
+])
+def test_struct_names_that_are_no_class_names_fail_strict(tmp_path: Path, type_text: str, rule: str) -> None:
+    spec = ('{"name": "Example", "type": "data", "validVersions": "0", "flexibleVersions": "0+", "fields": '
+            '[{"name": "Items", "type": "%s", "versions": "0+", "about": "x", "fields": [{"name": "Id", '
+            '"type": "int32", "versions": "0+", "about": "x"}]}]}' % type_text)
+    outcome = _lint(tmp_path, spec, "Example.json")
+    assert_bounded(outcome)
+    assert outcome.code == 1 and f"{rule} [struct-name-pattern]" in outcome.stdout, outcome.stdout

@@ -607,6 +607,76 @@ def empty_struct_type(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit
             yield Hit(spec.child("type"), f"struct type {name} has no fields and no common struct defines it")
 
 
+@check("recursive-struct")
+def recursive_struct(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
+    """A struct reachable from itself: found with an iterative depth-first search over the registry's edges
+    (no recursion, so a hostile chain of structs costs no stack), reported once per cycle at the field that
+    closes it."""
+    registry = ctx.registry
+    if ctx.message is None or registry is None:
+        return
+    edges: dict[str, list[tuple[str, tuple]]] = {}
+    for source, target, path in registry.edges:
+        if registry.lookup(target) is not None:
+            edges.setdefault(source, []).append((target, path))
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    for start in edges:
+        if state.get(start):
+            continue
+        state[start] = 1
+        stack = [(start, iter(edges.get(start, ())))]
+        while stack:
+            node, following = stack[-1]
+            step = next(following, None)
+            if step is None:
+                state[node] = 2
+                stack.pop()
+                continue
+            target, path = step
+            if state.get(target) == 1:
+                cycle = [name for name, _ in stack[[name for name, _ in stack].index(target):]]
+                yield Hit((*path, "type"), f"struct {target} contains itself ({' -> '.join([*cycle, target])}): "
+                                           "it has no finite layout")
+            elif not state.get(target):
+                state[target] = 1
+                stack.append((target, iter(edges.get(target, ()))))
+
+
+@check("empty-struct-array")
+def empty_struct_array(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
+    """An array of structs whose elements have no field in some non-flexible version it is sent in."""
+    message, registry = _versioned(ctx), ctx.registry
+    if message is None or registry is None:
+        return
+    flexible = message.flexible
+    for spec, _ in _fields(ctx):
+        if spec.type is None or not spec.type.is_struct_array or spec.versions is None:
+            continue
+        definition = registry.lookup(spec.type.name)
+        if definition is None:
+            continue
+        sent = spec.versions.intersect(message.versions)
+        classic = sent if flexible.empty else sent.intersect(Versions(0, flexible.lowest - 1))
+        empty = _first_uncovered(classic, [f.versions for f in definition.fields if f.versions is not None])
+        if empty is not None:
+            yield Hit(spec.child("type"), f"{spec.name}: {spec.type.name} has no field at version {empty}, which is "
+                                          "not flexible: its elements take no bytes, so readers refuse the array")
+
+
+def _first_uncovered(wanted: Versions, covering: list[Versions]) -> int | None:
+    """The first version of ``wanted`` in none of ``covering`` (ranges, so the cost follows their number)."""
+    if wanted.empty:
+        return None
+    candidate = wanted.lowest
+    for versions in sorted((v for v in covering if not v.empty), key=lambda v: v.lowest):
+        if versions.lowest > candidate:
+            break
+        candidate = max(candidate, versions.highest + 1)
+        if candidate > wanted.highest:
+            return None
+    return candidate if candidate <= wanted.highest else None
+
+
 # --- message -------------------------------------------------------------------------------
 
 
