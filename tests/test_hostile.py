@@ -186,11 +186,14 @@ def _edited(**changes) -> dict:
 
 
 @pytest.mark.parametrize(("label", "broken", "reason"), [
-    ("a type with a space", _edited(type="int 32"), "field A has no valid type ('int 32')"),
+    ("a type with a space", _edited(type="int 32"), 'invalid type "int 32"'),
     ("a field without a name", {**LEDGER, "fields": [{"type": "int32", "versions": "0+"}]}, "has no name"),
     ("a default that is no int32", _edited(default="1.5"), 'field A: "1.5" is not a decimal integer'),
-    ("3,000 array prefixes", _edited(type="[]" * 3000 + "int32"), "has no valid type ('[][][]"),
+    ("3,000 array prefixes", _edited(type="[]" * 3000 + "int32"), "can't have an array of arrays"),
     ("structs nested 70 deep", _nested(70), "structs nest more than 64 levels"),
+    ("a struct with a default", _edited(type="Item", default="x", fields=[{"name": "B", "type": "int8", "versions": "0+"}]),
+     "the only valid default for a struct is the empty struct or null"),
+    ("5,001 digits of version", _edited(versions="0-" + "9" * 5001), "is out of the 16-bit range"),
     ("structs nested 199 deep", _nested(199), "nesting deeper than 200 levels"),
 ])
 def test_compat_reports_an_unbuildable_spec_and_goes_on(tmp_path: Path, label: str, broken: dict, reason: str) -> None:
@@ -493,3 +496,14 @@ def test_struct_names_that_are_no_class_names_fail_strict(tmp_path: Path, type_t
     outcome = _lint(tmp_path, spec, "Example.json")
     assert_bounded(outcome)
     assert outcome.code == 1 and f"{rule} [struct-name-pattern]" in outcome.stdout, outcome.stdout
+
+
+def test_numbers_of_thousands_of_digits_are_findings(tmp_path: Path) -> None:
+    """Python refuses int() of more than 4,300 digits; versions, apiKeys and defaults never try."""
+    digits = "9" * 5001
+    spec = ('{"name": "Example", "type": "request", "apiKey": "%s", "validVersions": "0-%s", "flexibleVersions": '
+            '"0+", "fields": [{"name": "A", "type": "int32", "versions": "0+", "default": "%s", "about": "x"}]}'
+            % (digits, digits, digits))
+    outcome = _lint(tmp_path, spec, "Example.json")
+    assert_bounded(outcome)
+    assert outcome.code == 1 and "KL201" in outcome.stdout and "KL501" in outcome.stdout, outcome.stdout[-800:]

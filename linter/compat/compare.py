@@ -191,12 +191,18 @@ def compare(old: Revision, new: Revision, *, released: Revision | Sequence[Revis
     return CompatResult(old, new, results)
 
 
+_UNBUILDABLE_ISSUES = ("version-syntax", "type-syntax", "array-of-arrays", "header-versions-syntax")
+
+
 def unbuildable(message: MessageSpec) -> str | None:
     """Why the comparison cannot build a message's layouts and codecs (lint explains it in detail), or
     ``None``: what every later step may then take for granted. Iterative and depth-bounded, so a hostile
     nesting costs no stack."""
     if message.versions is None:
         return "its validVersions is missing or invalid"
+    syntax = next((issue for issue in message.issues if issue.check in _UNBUILDABLE_ISSUES), None)
+    if syntax is not None:
+        return syntax.message if len(syntax.message) <= 200 else syntax.message[:197] + "..."
     stack = [(spec, 1) for struct in (message.struct, *message.common_structs) for spec in struct.fields]
     while stack:
         spec, depth = stack.pop()
@@ -207,7 +213,7 @@ def unbuildable(message: MessageSpec) -> str | None:
         if spec.type is None:
             shown = spec.type_text if len(spec.type_text or "") <= 60 else spec.type_text[:57] + "..."
             return f"field {spec.name} has no valid type ({shown!r})"
-        if spec.default_given and spec.type.struct_name is None:
+        if spec.default_given:
             try:
                 parse_default(spec.type, spec.default)
             except DefaultError as exc:

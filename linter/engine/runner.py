@@ -240,7 +240,8 @@ def lint_texts(texts: dict[str, str | bytes], config: Config | None = None, *, c
     """
     config = config or Config()
     target = kafka_target(config)
-    contexts = [FileContext(read_document(name, text if isinstance(text, bytes) else text.encode("utf-8")), target)
+    # a str holding a lone surrogate becomes the bytes it stands for, which the reader reports as not UTF-8
+    contexts = [FileContext(read_document(name, text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")), target)
                 for name, text in texts.items()]
     whole = {str(Path(".").resolve())} if complete else set()
     return lint_contexts(contexts, ruleset or select_rules(config), config, complete=whole)

@@ -36,6 +36,8 @@ def parse_int_default(text: str, type_name: str) -> int:
         return 0
     if not _JAVA_DIGITS[radix].fullmatch(digits):
         raise DefaultError(f'"{text}" is not a {"hexadecimal" if radix == 16 else "decimal"} integer')
+    if len(digits.lstrip("+-").lstrip("0")) > 20:  # beyond int64, and int() refuses thousands of digits
+        raise DefaultError(f'"{text[:40]}..." is out of the {type_name} range')
     value = int(digits, radix)
     low, high = INTEGERS[type_name]
     if not low <= value <= high:

@@ -88,6 +88,8 @@ def as_int(value: Any, what: str, bits: int) -> int | None:
             return None
         if not _JAVA_INT.fullmatch(text):
             raise BindError("value-kind", f'{what} must be a number; "{value}" is not an integer')
+        if len(text.lstrip("+-").lstrip("0")) > 20:  # beyond any Java int, and int() refuses thousands of digits
+            raise BindError("number-range", f"{what} has {len(text)} digits: out of range of a Java int")
         value = int(text)
     elif not isinstance(value, int):
         raise BindError("value-kind", f"{what} must be a number, found {kind_of(value)}")

@@ -17,7 +17,7 @@ from typing import Any, Iterator
 
 from linter.model.jackson import BindError, as_bool, as_enum, as_int, as_list, as_string
 from linter.model.types import FieldType, TypeSyntaxError
-from linter.model.versions import NONE, Versions, VersionsError, java_trim, parse_short
+from linter.model.versions import NONE, Versions, VersionsError, java_trim, parse_short, shown
 from linter.parse.jsonc import Path
 
 _parse_versions = lru_cache(maxsize=4096)(Versions.parse)  # specs repeat "0+" thousands of times
@@ -220,7 +220,7 @@ class _Builder:
         try:
             return VersionsProp(text, _parse_versions(text, default))
         except VersionsError as exc:
-            self.issue("version-syntax", (*path, key), f'invalid {key} "{text}": {exc}')
+            self.issue("version-syntax", (*path, key), f'invalid {key} "{shown(text or "")}": {exc}')
             return VersionsProp(text, None)
 
     def field(self, raw: Any, path: Path) -> FieldSpec | None:
@@ -240,7 +240,7 @@ class _Builder:
                 field_type = _parse_type(type_text)
             except TypeSyntaxError as exc:
                 check = "array-of-arrays" if exc.array_of_arrays else "type-syntax"
-                self.issue(check, (*path, "type"), f'invalid type "{type_text}": {exc}')
+                self.issue(check, (*path, "type"), f'invalid type "{shown(type_text)}": {exc}')
         nested = raw.get("fields")
         default = self.bound(as_string, raw, "default")
         return FieldSpec(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from linter.model.versions import java_trim
+from linter.model.versions import java_trim, shown
 
 PRIMITIVES = ("bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64", "string", "bytes", "records", "uuid")
 INTEGERS = {"int8": (-(2**7), 2**7 - 1), "int16": (-(2**15), 2**15 - 1), "uint16": (0, 2**16 - 1),
@@ -36,10 +36,10 @@ class FieldType:
         while text.startswith("[]"):
             element_text = java_trim(text[2:])
             if not element_text:
-                raise TypeSyntaxError(f"can't parse array type {text}: no element type found")
+                raise TypeSyntaxError(f"can't parse array type {shown(text)}: no element type found")
             text, arrays = element_text, arrays + 1
         if text not in PRIMITIVES and not text[:1].isupper():
-            raise TypeSyntaxError(f"can't parse type {text}")
+            raise TypeSyntaxError(f"can't parse type {shown(text)}")
         if arrays > 1:
             raise TypeSyntaxError("can't have an array of arrays; use an array of structs containing an array instead",
                                   array_of_arrays=True)

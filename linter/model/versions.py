@@ -16,11 +16,18 @@ class VersionsError(ValueError):
 def parse_short(text: str) -> int:
     """``Short.parseShort``: optional sign, decimal digits, no surrounding space, 16-bit range."""
     if not _JAVA_INT.fullmatch(text):
-        raise VersionsError(f'"{text}" is not a number')
+        raise VersionsError(f'"{shown(text)}" is not a number')
+    if len(text.lstrip("+-").lstrip("0")) > 5:  # Python refuses int() of thousands of digits: never try
+        raise VersionsError(f'"{shown(text)}" is out of the 16-bit range')
     value = int(text)
     if not -32768 <= value <= SHORT_MAX:
         raise VersionsError(f'"{text}" is out of the 16-bit range')
     return value
+
+
+def shown(text: str, limit: int = 40) -> str:
+    """Input text quoted back in a message, cut to ``limit`` characters: a hostile value stays readable."""
+    return text if len(text) <= limit else f"{text[:limit - 3]}..."
 
 
 @dataclass(frozen=True, slots=True)
