@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import codecs
 import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -70,6 +69,8 @@ def emit(text: str, output: str | None = None, *, color: bool = False) -> None:
     if output is None:
         click.echo(text, nl=False, color=color)
         return
+    import tempfile  # only when writing a file: it costs a cold start milliseconds
+
     target = Path(output)
     try:
         handle, partial = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent or ".")

@@ -20,7 +20,7 @@ from linter.engine.context import DirectoryContext, FileContext, Hit
 from linter.model.defaults import DefaultError, parse_default
 from linter.model.spec import FieldSpec, MessageSpec, StructSpec
 from linter.model.types import PRIMITIVES
-from linter.model.versions import NONE, Versions
+from linter.model.versions import NONE, Versions, shown
 
 CheckFn = Callable[[Any, dict[str, Any]], Iterator[Hit]]
 
@@ -605,6 +605,17 @@ def empty_struct_type(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit
         if definition is not None and definition.kind == "inline" and definition.path == spec.path \
                 and not spec.has_fields and "fields" not in spec.raw:
             yield Hit(spec.child("type"), f"struct type {name} has no fields and no common struct defines it")
+
+
+@check("struct-name-pattern")
+def struct_name_pattern(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
+    """A struct type that is no class name: [A-Z][A-Za-z0-9]*, checked without a pattern (string predicates
+    are linear whatever the name holds)."""
+    for spec, _ in _fields(ctx):
+        name = spec.type.struct_name if spec.type is not None else None
+        if name is not None and not (name.isascii() and name.isalnum() and name[0].isupper()):
+            yield Hit(spec.child("type"), f'struct type "{shown(spec.type_text or name)}" is not a class name: use a '
+                                          "capital letter followed by letters and digits")
 
 
 @check("recursive-struct")

@@ -29,6 +29,22 @@ def compile_linear(pattern: str) -> tuple[Any, str | None]:
         return None, str(exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else exc)
 
 
+def _matcher(compiled: Any) -> Callable[[str], bool]:
+    """``pattern`` as JSON Schema means it (found anywhere in the string), answers for short strings
+    remembered: the same field and type names recur in every spec, and RE2's Python wrapper costs
+    microseconds a call."""
+    search = compiled.search
+
+    @lru_cache(maxsize=8192)
+    def short(text: str) -> bool:
+        return search(text) is not None
+
+    def matches(text: str) -> bool:
+        return short(text) if len(text) <= 256 else search(text) is not None
+
+    return matches
+
+
 def linear_patterns(schema: Any) -> tuple[Any, dict[str, Callable[[str], bool]]]:
     """The schema with each ``pattern`` turned into a format that RE2 checks, and those formats (for
     ``fastjsonschema.compile(schema, formats=...)``): same meaning, strings only, no backtracking."""
@@ -47,7 +63,7 @@ def linear_patterns(schema: Any) -> tuple[Any, dict[str, Callable[[str], bool]]]
             if compiled is None:
                 raise ValueError(f"pattern {pattern!r}: {problem}")
             name = f"{_PREFIX}{len(formats)}"
-            formats[name] = lambda text, search=compiled.search: search(text) is not None
+            formats[name] = _matcher(compiled)
             out["allOf"] = [*out.get("allOf", []), {"format": name}]
         return out
 
