@@ -33,27 +33,40 @@ class Outcome:
     megabytes: float
 
 
+# Runs the command and writes its peak memory to argv[1]. A small process of its own: Linux counts into a child's
+# peak the memory of the process it was spawned from (until exec), so spawning straight from a large pytest
+# would count pytest's size.
+LAUNCHER = """import os, sys
+pid = os.posix_spawn(sys.argv[2], sys.argv[2:], os.environ)
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as out:
+    out.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_bounded(*args: str, cwd: Path = REPO_ROOT, stdin: bytes = b"") -> Outcome:
-    """``krpc-lint ARGS`` in a fresh process, with its wall time and its own peak memory (``wait4``'s rusage
-    of that child alone); killed after 20 times the ceiling."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as given:
+    """``krpc-lint ARGS`` in a fresh process, with its wall time and its own peak memory; killed (with its
+    process group) after 20 times the ceiling."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as given, \
+            tempfile.NamedTemporaryFile("r") as peak:
         given.write(stdin)
         given.seek(0)
         started = time.monotonic()
-        process = subprocess.Popen([sys.executable, "-m", "linter.cli.main", *args], cwd=cwd, stdin=given,
-                                   stdout=out, stderr=err, env={**os.environ, "NO_COLOR": "1"})
-        killer = threading.Timer(20 * SECONDS, process.kill)
-        killer.start()
+        process = subprocess.Popen([sys.executable, "-c", LAUNCHER, peak.name, sys.executable, "-m", "linter.cli.main",
+                                    *args], cwd=cwd, stdin=given, stdout=out, stderr=err, start_new_session=True,
+                                   env={**os.environ, "NO_COLOR": "1"})
         try:
-            _, status, usage = os.wait4(process.pid, 0)
-        finally:
-            killer.cancel()
-        process.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+            process.wait(timeout=20 * SECONDS)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, 9)
+            process.wait()
+            pytest.fail(f"krpc-lint {' '.join(args)} still ran after {20 * SECONDS} s")
         seconds = time.monotonic() - started
         out.seek(0)
         err.seek(0)
         return Outcome(process.returncode, out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"),
-                       seconds, usage.ru_maxrss / 1024)
+                       seconds, int(peak.read() or 0) / 1024)
 
 
 def assert_bounded(outcome: Outcome, *, seconds: float = SECONDS) -> None:
