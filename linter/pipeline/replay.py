@@ -601,8 +601,7 @@ def read_frames(spark: SparkSession, frames_path: str | Path) -> DataFrame:
     if path.is_file() and path.suffix.lower() != ".parquet":
         raise ValueError(f"{frames_path}: FRAMES must be Parquet (.parquet, or a directory of Parquet files) "
                          f"or JSON Lines ({', '.join(JSON_SUFFIXES)})")
-    for file in sorted(path.rglob("*.parquet")) if path.is_dir() else [path]:
-        _check_footer(file)
+    check_parquet(path)
     known = _parquet_schema(path)
     frames = (spark.read.schema(known) if known else spark.read).parquet(str(path))
     present = set(frames.columns)
@@ -617,9 +616,18 @@ _SPARK_TYPES = {"int8": "TINYINT", "int16": "SMALLINT", "int32": "INT", "int64":
                 "large_string": "STRING", "binary": "BINARY", "large_binary": "BINARY"}
 
 
+def check_parquet(frames_path: str | Path) -> None:
+    """Each Parquet file of FRAMES whose footer cannot be read (truncated, not Parquet) is a one-line error
+    here, before Spark starts or would fail a task over it with a Java stack trace."""
+    path = Path(frames_path)
+    if path.suffix.lower() in JSON_SUFFIXES or not path.exists():
+        return
+    for file in sorted(path.rglob("*.parquet")) if path.is_dir() else [path]:
+        if file.suffix.lower() == ".parquet":
+            _check_footer(file)
+
+
 def _check_footer(file: Path) -> None:
-    """A Parquet file whose footer cannot be read (truncated, not Parquet) is a one-line error here, before
-    Spark would fail a task over it with a Java stack trace."""
     import pyarrow.parquet as pq
 
     try:
@@ -681,6 +689,7 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
         require_pyspark()
     old, new = SpecTexts.read(old_specs), SpecTexts.read(new_specs)
     loaded(old), loaded(new)  # bad specs fail here, before any Spark work
+    check_parquet(frames_path)  # and unreadable Parquet files
     with atomic_directory(out, overwrite=overwrite, inputs=[frames_path, old_specs, new_specs]) as work_dir:
         spark = spark or session(master)
         started = time.monotonic()
