@@ -520,3 +520,17 @@ def test_numbers_of_thousands_of_digits_are_findings(tmp_path: Path) -> None:
     outcome = _lint(tmp_path, spec, "Example.json")
     assert_bounded(outcome)
     assert outcome.code == 1 and "KL201" in outcome.stdout and "KL501" in outcome.stdout, outcome.stdout[-800:]
+
+
+def test_an_output_that_is_no_regular_file_is_written_to_never_replaced(tmp_path: Path) -> None:
+    """`-o /dev/null` (as bench/lint.py uses it) must stay the device: here a FIFO stands for it."""
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    outcome = run_bounded("lint", "--no-cache", "-o", str(fifo), str(VALID))
+    reader.join(timeout=SECONDS)
+    assert_bounded(outcome)
+    assert outcome.code == 0 and received and b"All checks passed" in received[0]
+    assert fifo.is_fifo() and [p.name for p in tmp_path.iterdir()] == ["out.fifo"]

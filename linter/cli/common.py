@@ -63,24 +63,33 @@ def refuse_overlap(output: str, inputs: Iterable[str | os.PathLike[str] | None],
 
 
 def emit(text: str, output: str | None = None, *, color: bool = False) -> None:
-    """The finished report: to stdout, or to ``output`` through a temporary sibling renamed over it, so an
-    existing file is replaced only by a whole report (callers render first, then emit)."""
+    """The finished report: to stdout, or to ``output``. A regular file (or a new one) is replaced through a
+    temporary sibling renamed over it, so it only ever holds a whole report (callers render first, then
+    emit); anything else that exists (``/dev/null``, a FIFO, a terminal) is written to, never replaced."""
     text = printable(text)
     if output is None:
         click.echo(text, nl=False, color=color)
         return
-    import tempfile  # only when writing a file: it costs a cold start milliseconds
-
     target = Path(output)
     try:
-        handle, partial = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent or ".")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as file:
-                file.write(text)
-            os.chmod(partial, target.stat().st_mode & 0o777 if target.exists() else 0o644)  # not mkstemp's 0600
-            os.replace(partial, target)
-        except BaseException:
-            Path(partial).unlink(missing_ok=True)
-            raise
+        if target.exists() and not target.is_file():
+            with open(target, "w", encoding="utf-8") as stream:
+                stream.write(text)
+            return
+        _replace_file(target.resolve() if target.is_symlink() else target, text)
     except OSError as exc:
         raise CliError(f"{output}: cannot write: {exc.strerror or exc}") from None
+
+
+def _replace_file(target: Path, text: str) -> None:
+    import tempfile  # only when writing a file: it costs a cold start milliseconds
+
+    handle, partial = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.chmod(partial, target.stat().st_mode & 0o777 if target.exists() else 0o644)  # not mkstemp's 0600
+        os.replace(partial, target)
+    except BaseException:
+        Path(partial).unlink(missing_ok=True)
+        raise

@@ -37,6 +37,8 @@ def _partial(out: str | os.PathLike[str], overwrite: bool, inputs: Iterable[str 
         raise OutputOverInput(f"{out}: refusing to write there: it is, contains or lies inside an input ({found}); "
                               "choose another output path")
     target = Path(out).absolute()
+    if target.exists() and not (target.is_file() or target.is_dir()):
+        raise OutputExists(f"{out} is not a regular file or directory: choose a path for the output")
     if target.exists() and not overwrite:
         raise OutputExists(f"{out} already exists: pass --overwrite to replace it")
     if target.is_dir() and any(target.iterdir()) and not (target / MARKER).is_file():
