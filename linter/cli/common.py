@@ -52,14 +52,13 @@ def printable(text: str) -> str:
 
 
 def refuse_overlap(output: str, inputs: Iterable[str | os.PathLike[str] | None], what: str = "an input") -> None:
-    """Exit 2 when the output path is, contains or lies inside one of the inputs: a report never replaces
-    or lands in what the run reads."""
-    from linter.parse.files import overlapping
+    """``parse.files.refuse_overlap`` as a usage error (exit 2)."""
+    from linter.parse.files import OutputOverInput, refuse_overlap as refuse
 
-    found = overlapping(output, inputs)
-    if found is not None:
-        raise CliError(f"{output}: refusing to write there: it is, contains or lies inside {what} ({found}); "
-                       "choose another output path")
+    try:
+        refuse(output, inputs, what)
+    except OutputOverInput as exc:
+        raise CliError(str(exc)) from None
 
 
 def emit(text: str, output: str | None = None, *, color: bool = False) -> None:

@@ -22,7 +22,8 @@ def _source_error(exc: Exception) -> click.ClickException:
 
 def _disk_inputs(paths: tuple[str, ...], against: str | None) -> list[str]:
     """The inputs on disk an output must not touch: the paths given (the working tree for --against)."""
-    return [path for path in (paths or (".",) if against is not None else paths) if os.path.exists(path)]
+    given = (paths or (".",)) if against is not None else paths
+    return [path for path in given if os.path.exists(path)]
 
 
 def _revisions(paths: tuple[str, ...], against: str | None):

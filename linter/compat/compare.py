@@ -18,7 +18,7 @@ from linter.compat.revision import Revision
 from linter.compat.witness import HEADER_NAMES, CrossCodec, Headers
 from linter.model.defaults import DefaultError, parse_default
 from linter.model.spec import MessageSpec
-from linter.model.versions import NONE
+from linter.model.versions import NONE, shown
 
 DEFAULT_CROSS_CHECK = 4  # values per direction per changed version: enough to catch a slip, pre-commit fast
 WITNESS_ATTEMPTS = 64  # values per direction tried before a wire break is declared unproven
@@ -35,7 +35,7 @@ class PairResult:
     new: MessageSpec | None
     changes: list[Change] = field(default_factory=list)
     error: str | None = None  # why this pair could not be compared
-    error_side: str = "new"  # the revision whose file the error is about
+    error_side: str = "new"  # the revision whose file the error is about ("old" also when the new file is gone)
 
 
 @dataclass
@@ -180,7 +180,8 @@ def compare(old: Revision, new: Revision, *, released: Revision | Sequence[Revis
             continue  # the other side's file exists but cannot be read: KL1091 says so, not added/removed
         pair = PairResult(old_file, new_file, old.messages.get(old_file), new.messages.get(new_file))
         defects = [(side, unbuildable(m)) for side, m in (("old", pair.old), ("new", pair.new)) if m is not None]
-        pair.error_side, pair.error = next(((side, why) for side, why in defects if why), ("new", None))
+        pair.error_side, pair.error = next(((side, why) for side, why in defects if why),
+                                           ("new" if new_file else "old", None))
         if pair.error is not None:
             results.append(pair)  # KL1091 names the file; the other pairs are still compared
             continue
@@ -202,7 +203,7 @@ def unbuildable(message: MessageSpec) -> str | None:
         return "its validVersions is missing or invalid"
     syntax = next((issue for issue in message.issues if issue.check in _UNBUILDABLE_ISSUES), None)
     if syntax is not None:
-        return syntax.message if len(syntax.message) <= 200 else syntax.message[:197] + "..."
+        return shown(syntax.message, 200)
     stack = [(spec, 1) for struct in (message.struct, *message.common_structs) for spec in struct.fields]
     while stack:
         spec, depth = stack.pop()
@@ -211,8 +212,7 @@ def unbuildable(message: MessageSpec) -> str | None:
         if not spec.name:
             return f"a field at {'.'.join(map(str, spec.path))} has no name"
         if spec.type is None:
-            shown = spec.type_text if len(spec.type_text or "") <= 60 else spec.type_text[:57] + "..."
-            return f"field {spec.name} has no valid type ({shown!r})"
+            return f"field {spec.name} has no valid type ({shown(spec.type_text or '', 60)!r})"
         if spec.default_given:
             try:
                 parse_default(spec.type, spec.default)

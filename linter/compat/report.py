@@ -42,8 +42,7 @@ def to_report(result: CompatResult, config: Config | None = None,
         contexts.update({ctx.path: ctx for ctx in revision.contexts.values()})
     for pair in result.pairs:
         if pair.error is not None:
-            revision, rel = (result.new, pair.new_file) if pair.new_file and (pair.error_side == "new" or not
-                                                                             pair.old_file) else (result.old, pair.old_file)
+            revision, rel = (result.new, pair.new_file) if pair.error_side == "new" else (result.old, pair.old_file)
             _add(findings, _input_finding(revision.display(rel), f"cannot compare this spec: {pair.error} "
                                           "(run krpc-lint lint on it)", by_change, ruleset))
         for change in pair.changes:

@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 _PREFIX = "krpc-lint-re2:"
+LITERAL_KEYWORDS = ("const", "enum", "default", "examples")  # their values are data, never read as schemas
 
 
 @lru_cache(maxsize=512)
@@ -55,7 +56,7 @@ def linear_patterns(schema: Any) -> tuple[Any, dict[str, Callable[[str], bool]]]
             return [rewrite(item) for item in node]
         if not isinstance(node, dict):
             return node
-        out = {key: value if key in ("const", "enum", "default", "examples") else rewrite(value)
+        out = {key: value if key in LITERAL_KEYWORDS else rewrite(value)
                for key, value in node.items() if not (key == "pattern" and isinstance(value, str))}
         pattern = node.get("pattern")
         if isinstance(pattern, str):

@@ -239,14 +239,11 @@ def _validate_check(check: Any, source: str) -> None:
     template_fields(str(check["message"]), source)
 
 
-_VALUES = ("const", "enum", "default", "examples")  # literal values: never read as schema keywords
-
-
 def unsafe_schema(schema: Any) -> str | None:
     """Why a pack's schema may not run on untrusted specs, or ``None``: a ``$ref`` or ``$id`` that leaves the
     schema (no network, no file), ``patternProperties`` (facts have fixed names), or a ``pattern`` that a
     linear-time engine (RE2) cannot run, such as a back-reference."""
-    from linter.engine.patterns import compile_linear
+    from linter.engine.patterns import LITERAL_KEYWORDS, compile_linear
 
     stack = [schema]
     while stack:
@@ -267,7 +264,7 @@ def unsafe_schema(schema: Any) -> str | None:
                 problem = compile_linear(value)[1]
                 if problem is not None:
                     return f"pattern {value!r} cannot run in linear time: {problem}"
-            if key not in _VALUES:
+            if key not in LITERAL_KEYWORDS:
                 stack.append(value)
     return None
 

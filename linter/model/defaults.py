@@ -12,7 +12,7 @@ import base64
 import re
 
 from linter.model.types import INTEGERS, FieldType
-from linter.model.versions import java_trim
+from linter.model.versions import java_trim, shown
 
 _JAVA_DIGITS = {10: re.compile(r"[+-]?[0-9]+"), 16: re.compile(r"[+-]?[0-9a-fA-F]+")}
 _DEC = r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
@@ -37,7 +37,7 @@ def parse_int_default(text: str, type_name: str) -> int:
     if not _JAVA_DIGITS[radix].fullmatch(digits):
         raise DefaultError(f'"{text}" is not a {"hexadecimal" if radix == 16 else "decimal"} integer')
     if len(digits.lstrip("+-").lstrip("0")) > 20:  # beyond int64, and int() refuses thousands of digits
-        raise DefaultError(f'"{text[:40]}..." is out of the {type_name} range')
+        raise DefaultError(f'"{shown(text)}" is out of the {type_name} range')
     value = int(digits, radix)
     low, high = INTEGERS[type_name]
     if not low <= value <= high:

@@ -29,17 +29,22 @@ def kind_of(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "a special file")
 
 
-def overlapping(output: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str] | None]) -> str | None:
-    """The first input that the output path is, contains or lies inside (a report must never replace or
-    land in what a run reads), or ``None``."""
+class OutputOverInput(ValueError):
+    """The output path is, contains or lies inside an input of the run."""
+
+
+def refuse_overlap(output: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str] | None],
+                   what: str = "an input") -> None:
+    """``OutputOverInput`` when the output path is, contains or lies inside one of the inputs: a report never
+    replaces or lands in what the run reads."""
     target = Path(output).resolve()
     for item in inputs:
         if item is None:
             continue
         source = Path(item).resolve()
         if target == source or source.is_relative_to(target) or (source.is_dir() and target.is_relative_to(source)):
-            return os.fspath(item)
-    return None
+            raise OutputOverInput(f"{os.fspath(output)}: refusing to write there: it is, contains or lies inside "
+                                  f"{what} ({os.fspath(item)}); choose another output path")
 
 
 def open_regular(path: str | os.PathLike[str], shown: str | None = None) -> BinaryIO:

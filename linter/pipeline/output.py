@@ -14,7 +14,9 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from linter.parse.files import overlapping
+from linter.parse.files import OutputOverInput, refuse_overlap
+
+__all__ = ["MARKER", "OutputExists", "OutputOverInput", "atomic_directory", "atomic_file", "write_parquet"]
 
 
 MARKER = ".krpc-lint-output"  # in every output directory: --overwrite replaces only what krpc-lint wrote
@@ -24,18 +26,11 @@ class OutputExists(FileExistsError):
     """The output is there and ``--overwrite`` was not given (or it is not krpc-lint's to replace)."""
 
 
-class OutputOverInput(ValueError):
-    """The output path is, contains or lies inside an input of the run."""
-
-
 def _partial(out: str | os.PathLike[str], overwrite: bool, inputs: Iterable[str | os.PathLike[str] | None] = ()
              ) -> tuple[Path, Path]:
     """(target, a temporary sibling name for it), after refusing a target over an input, an existing target
     without ``overwrite``, and an existing directory that krpc-lint did not write (it has no MARKER)."""
-    found = overlapping(out, inputs)
-    if found is not None:
-        raise OutputOverInput(f"{out}: refusing to write there: it is, contains or lies inside an input ({found}); "
-                              "choose another output path")
+    refuse_overlap(out, inputs)
     target = Path(out).absolute()
     if target.exists() and not (target.is_file() or target.is_dir()):
         raise OutputExists(f"{out} is not a regular file or directory: choose a path for the output")

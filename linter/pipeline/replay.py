@@ -633,7 +633,7 @@ def _check_footer(file: Path) -> None:
     try:
         pq.read_metadata(file)
     except Exception as exc:  # noqa: BLE001 - pyarrow's errors vary: any failure means unreadable
-        raise ValueError(f"{file}: not a readable Parquet file ({str(exc).splitlines()[0] if str(exc) else exc})") \
+        raise ValueError(f"{file}: not a readable Parquet file ({_first_line(str(exc)) or type(exc).__name__})") \
             from None
 
 
