@@ -232,6 +232,11 @@ def test_bad_inputs_are_errors_not_tracebacks(runner: Runner) -> None:
     assert result.returncode == 2 and "cannot find the base commit in the pull_request event" in result.stdout
     result = runner.check("workflow_dispatch", {}, sarif_file=f"{SPEC_DIR}/WidgetFetchRequest.json/k.sarif")
     assert result.returncode == 2 and "::error title=krpc-lint::cannot write" in result.stdout, result.stdout
+    spec = runner.repo / SPEC_DIR / "WidgetFetchRequest.json"
+    before = spec.read_bytes()
+    result = runner.check("workflow_dispatch", {}, sarif_file=f"{SPEC_DIR}/WidgetFetchRequest.json")
+    assert result.returncode == 2 and "refusing to write there" in result.stdout, result.stdout
+    assert spec.read_bytes() == before  # refused before the check, never half-written
 
 
 def test_a_deleted_spec_is_annotated_at_its_path_not_at_the_base_ref(runner: Runner, tmp_path: Path) -> None:

@@ -288,7 +288,7 @@ def test_output_file(run, tmp_path, bad):
 def test_output_never_overwrites_a_linted_spec_or_the_baseline(run, tmp_path, bad):
     result = run("lint", "specs", "--output", "specs/Example.json")
     assert result.exit_code == 2
-    assert "refusing to overwrite" in result.stderr
+    assert "specs/Example.json: refusing to write there: it lies inside specs" in result.stderr
     assert bad.read_text(encoding="utf-8") == BAD_SPEC
 
     run("lint", "specs", "--write-baseline", "baseline.json")

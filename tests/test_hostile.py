@@ -6,6 +6,7 @@ exit 0, 1 or 2, never an "internal error" or a traceback."""
 from __future__ import annotations
 
 import http.server
+import json
 import os
 import subprocess
 import sys
@@ -272,20 +273,41 @@ def test_an_output_file_is_replaced_only_by_a_whole_report(odd_names: Path, tmp_
 
 def test_compat_and_changelog_never_write_onto_their_inputs(tmp_path: Path) -> None:
     demo = REPO_ROOT / "fixtures" / "compat" / "demo"
+    message = "clients/src/main/resources/common/message"
+    for side in ("old", "new"):
+        (tmp_path / side / message).mkdir(parents=True)
+        for spec in (demo / side).glob("*.json"):
+            (tmp_path / side / message / spec.name).write_bytes(spec.read_bytes())
+    old, new = str(tmp_path / "old"), str(tmp_path / "new")
+    target = tmp_path / "new" / message / "WidgetFetchRequest.json"
+    before = target.read_bytes()
+    in_spec_dir = tmp_path / "new" / message / "report.json"  # the next walk would read it as a spec
+    for args in (["compat", old, new, "-o", str(target)],
+                 ["changelog", old, new, "-o", str(target)],
+                 ["compat", old, new, "--format", "json", "-o", str(in_spec_dir)],
+                 ["lint", new, "-o", str(in_spec_dir)],
+                 ["lint", new, "--write-baseline", str(in_spec_dir)]):
+        outcome = run_bounded(*args)
+        assert_bounded(outcome)
+        assert outcome.code == 2 and "refusing to write there" in outcome.stderr, (args, outcome.stderr)
+    assert target.read_bytes() == before and not in_spec_dir.exists()
+
+
+def test_a_report_beside_the_inputs_is_written_when_no_walk_reads_it(tmp_path: Path) -> None:
+    """`lint . -o krpc.sarif` and `compat --against HEAD -o report.json` at a repository's top: the report is
+    no input of the run, nor of the next one, so it is written; the next run finds the same."""
+    demo = REPO_ROOT / "fixtures" / "compat" / "demo"
     for side in ("old", "new"):
         (tmp_path / side).mkdir()
         for spec in (demo / side).glob("*.json"):
             (tmp_path / side / spec.name).write_bytes(spec.read_bytes())
-    target = tmp_path / "new" / "WidgetFetchRequest.json"
-    before = target.read_bytes()
-    for args in (["compat", str(tmp_path / "old"), str(tmp_path / "new"), "-o", str(target)],
-                 ["changelog", str(tmp_path / "old"), str(tmp_path / "new"), "-o", str(target)],
-                 ["compat", str(tmp_path / "old"), str(tmp_path / "new"), "-o", str(tmp_path / "new" / "r.txt")],
-                 ["lint", str(tmp_path / "new"), "-o", str(tmp_path / "new" / "r.txt")]):
-        outcome = run_bounded(*args)
-        assert_bounded(outcome)
-        assert outcome.code == 2 and "refusing to write there" in outcome.stderr, (args, outcome.stderr)
-    assert target.read_bytes() == before and not (tmp_path / "new" / "r.txt").exists()
+    first = run_bounded("compat", str(tmp_path / "old"), str(tmp_path / "new"), "--format", "json",
+                        "-o", str(tmp_path / "new" / "report.json"))
+    assert first.code == 1 and json.loads((tmp_path / "new" / "report.json").read_text())["findings"]
+    again = run_bounded("compat", str(tmp_path / "old"), str(tmp_path / "new"), "--format", "json")
+    assert json.loads(again.stdout) == json.loads((tmp_path / "new" / "report.json").read_text())
+    sarif = run_bounded("lint", "--no-cache", str(tmp_path), "--format", "sarif", "-o", str(tmp_path / "krpc.sarif"))
+    assert sarif.code in (0, 1) and json.loads((tmp_path / "krpc.sarif").read_text())["version"] == "2.1.0"
 
 
 def test_audit_never_replaces_the_repository_it_reads(tmp_path: Path) -> None:

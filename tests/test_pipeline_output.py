@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from linter.pipeline.audit import reads_history
 from linter.pipeline.output import MARKER, OutputExists, OutputOverInput, atomic_directory
 
 
@@ -40,13 +41,21 @@ def test_overwrite_replaces_only_what_krpc_lint_wrote(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
     (repo / "Spec.json").write_text("{}")
-    with pytest.raises(OutputOverInput, match="is, contains or lies inside an input"):
-        with atomic_directory(repo, overwrite=True, inputs=[repo]):
+    with pytest.raises(OutputOverInput, match="it is an input"):
+        with atomic_directory(repo, overwrite=True, inputs=[repo], reads=reads_history):
             pass
-    for out in (tmp_path, repo / ".git" / "x"):  # contains the input; inside it
-        with pytest.raises(OutputOverInput):
-            with atomic_directory(out, overwrite=True, inputs=[repo]):
-                pass
+    with pytest.raises(OutputOverInput, match="it contains an input"):
+        with atomic_directory(tmp_path, overwrite=True, inputs=[repo], reads=reads_history):
+            pass
+    with pytest.raises(OutputOverInput, match="where the run reads it"):
+        with atomic_directory(repo / ".git" / "x", overwrite=True, inputs=[repo], reads=reads_history):
+            pass
+    with atomic_directory(repo / "audit", inputs=[repo], reads=reads_history) as work:  # the working tree: not read
+        (work / "a.txt").write_text("a")
+    assert (repo / "audit" / "a.txt").is_file()
+    with pytest.raises(OutputOverInput, match="where the run reads it"):  # without `reads`, anywhere inside is refused
+        with atomic_directory(repo / "audit", overwrite=True, inputs=[repo]):
+            pass
     mine = tmp_path / "notes"
     mine.mkdir()
     (mine / "todo.txt").write_text("keep")

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from linter.cli.common import CliError, emit, refuse_overlap
 from linter.compat.api import compare_result
 from linter.compat.changelog import Changelog, changelog
 from linter.compat.releases import resolve_released
@@ -134,6 +135,11 @@ def check(inputs: Inputs, env: Mapping[str, str]) -> Outcome:
     """Lint the paths, and compare them with the base when there is one."""
     config = _config(inputs)
     paths = list(inputs.paths) or ["."]  # linter.parse.discovery tells the specs from other JSON
+    if inputs.sarif_file:
+        try:
+            refuse_overlap(inputs.sarif_file, [*paths, config.source, config.baseline], "a checked path")
+        except CliError as exc:
+            raise ActionError(f"sarif-file {exc}") from None
     lint_report = lint(paths, config)
     base, why = (inputs.against, "the `against` input") if inputs.against else (base_of_event(env) or ("", ""))
     if not base:
@@ -245,9 +251,12 @@ def run(env: Mapping[str, str]) -> int:
         _append(env.get("GITHUB_OUTPUT"), outputs(outcome, inputs))
         if inputs.sarif_file:
             Path(inputs.sarif_file).parent.mkdir(parents=True, exist_ok=True)
-            Path(inputs.sarif_file).write_text(sarif(outcome), encoding="utf-8")
+            emit(sarif(outcome), inputs.sarif_file)
     except OSError as exc:
-        sys.stdout.write(f"::error title=krpc-lint::cannot write {exc.filename}: {exc.strerror}\n")
+        sys.stdout.write(f"::error title=krpc-lint::cannot write {escape_data(str(exc.filename))}: {exc.strerror}\n")
+        return 2
+    except CliError as exc:
+        sys.stdout.write(f"::error title=krpc-lint::{escape_data(str(exc))}\n")
         return 2
     return 1 if outcome.failed() else 0
 

@@ -52,11 +52,13 @@ def printable(text: str) -> str:
 
 
 def refuse_overlap(output: str, inputs: Iterable[str | os.PathLike[str] | None], what: str = "an input") -> None:
-    """``parse.files.refuse_overlap`` as a usage error (exit 2)."""
+    """``parse.files.refuse_overlap`` as a usage error (exit 2), for commands that walk specs: inside an input
+    directory only a path the walk would read is refused."""
+    from linter.parse.discovery import would_read
     from linter.parse.files import OutputOverInput, refuse_overlap as refuse
 
     try:
-        refuse(output, inputs, what)
+        refuse(output, inputs, what, reads=would_read)
     except OutputOverInput as exc:
         raise CliError(str(exc)) from None
 

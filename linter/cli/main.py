@@ -148,9 +148,9 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
         allow_empty=allow_empty or None,
         siblings=False if no_siblings else None,
     )
-    files = collect_files(paths, config).files if (output or write_baseline or fmt == "junit") else []
+    files = collect_files(paths, config).files if fmt == "junit" else []
     if write_baseline:
-        _refuse_to_overwrite(write_baseline, files, [config.source])
+        refuse_overlap(write_baseline, [*paths, config.source], "a linted path or the config")
         report = lint(paths, replace(config, baseline=None))
         from linter.engine.suppress import write_baseline as record
 
@@ -159,8 +159,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
         click.echo(f"krpc-lint: recorded {count} finding{'' if count == 1 else 's'} in {write_baseline}", err=True)
         ctx.exit(0)
     if output:
-        _refuse_to_overwrite(output, files, [config.source, config.baseline])
-        refuse_overlap(output, paths, "a linted path")
+        refuse_overlap(output, [*paths, config.source, config.baseline], "a linted path, the config or the baseline")
     report = lint(paths, config)
     rules = None
     if fmt == "sarif":
@@ -178,15 +177,6 @@ def _default_cache_dir() -> Path:
     from linter.engine.cache import default_cache_dir
 
     return default_cache_dir()
-
-
-def _refuse_to_overwrite(target: str, inputs: list[Path], others: list[str | None]) -> None:
-    """An output file must not be a linted spec, the config or the baseline it reads."""
-    resolved = Path(target).resolve()
-    if any(Path(path).resolve() == resolved for path in inputs):
-        raise CliError(f"{target}: refusing to overwrite a spec file being linted")
-    if any(other and Path(other).resolve() == resolved for other in others):
-        raise CliError(f"{target}: refusing to overwrite the config or baseline file this run reads")
 
 
 def _write(file: str, write: Callable[[str], object]) -> None:

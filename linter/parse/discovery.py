@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from linter.parse.files import InputError, read_regular
 
@@ -51,6 +52,16 @@ def is_spec(path: str, read: Callable[[], bytes]) -> bool:
     """A ``*.json`` file found in a directory: by its location, else by its content (``read`` is only
     called then)."""
     return path.endswith(".json") and (in_spec_location(path) or looks_like_spec(read()))
+
+
+def would_read(path: Path, top: Path) -> bool:
+    """Whether walking ``top`` reads a file at ``path`` below it (an output written there would become an
+    input): an existing spec, or any ``*.json`` in a spec location, outside the directories never entered."""
+    relative = path.relative_to(top)
+    if not path.name.endswith(".json") or any(skipped_dir(part) for part in relative.parts[:-1]):
+        return False
+    name = os.fspath(path)
+    return in_spec_location(name) or (path.is_file() and is_spec(name, lambda: _head(name)))
 
 
 @dataclass

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -30,21 +30,28 @@ def kind_of(mode: int) -> str:
 
 
 class OutputOverInput(ValueError):
-    """The output path is, contains or lies inside an input of the run."""
+    """The output path is an input of the run, contains one, or lies where the run reads."""
 
 
 def refuse_overlap(output: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str] | None],
-                   what: str = "an input") -> None:
-    """``OutputOverInput`` when the output path is, contains or lies inside one of the inputs: a report never
-    replaces or lands in what the run reads."""
+                   what: str = "an input", reads: Callable[[Path, Path], bool] | None = None) -> None:
+    """``OutputOverInput`` when the output would replace or land in what the run reads: it is an input, it
+    contains one, or it lies inside an input directory where ``reads(target, directory)`` says the run reads
+    (default: anywhere). So ``lint . -o krpc.sarif`` is allowed, ``lint specs -o specs/Foo.json`` is not."""
     target = Path(output).resolve()
     for item in inputs:
         if item is None:
             continue
         source = Path(item).resolve()
-        if target == source or source.is_relative_to(target) or (source.is_dir() and target.is_relative_to(source)):
-            raise OutputOverInput(f"{os.fspath(output)}: refusing to write there: it is, contains or lies inside "
-                                  f"{what} ({os.fspath(item)}); choose another output path")
+        if target == source:
+            why = f"it is {what} ({os.fspath(item)})"
+        elif source.is_relative_to(target):
+            why = f"it contains {what} ({os.fspath(item)})"
+        elif source.is_dir() and target.is_relative_to(source) and (reads is None or reads(target, source)):
+            why = f"it lies inside {os.fspath(item)}, where the run reads it as a spec or input"
+        else:
+            continue
+        raise OutputOverInput(f"{os.fspath(output)}: refusing to write there: {why}; choose another output path")
 
 
 def open_regular(path: str | os.PathLike[str], shown: str | None = None) -> BinaryIO:

@@ -344,6 +344,13 @@ def _unit_size(unit: BlobUnit | PairUnit) -> int:
     return len(unit.data) if isinstance(unit, BlobUnit) else 4 * len(unit.old)
 
 
+def reads_history(target: Path, repo: Path) -> bool:
+    """Whether an output at ``target`` inside ``repo`` lands in what an audit reads: the object store
+    (``.git``; all of a bare repository), not the working tree, so ``audit . --out audit`` is allowed."""
+    git = repo / ".git"
+    return not git.exists() or target.is_relative_to(git)
+
+
 def audit(repo: str, out: str, *, refs: Iterable[str] = (), paths: Iterable[str] = (), since: str | None = None,
           master: str | None = None, overwrite: bool = False, spark: SparkSession | None = None,
           progress: Progress | None = None, all_branches: bool = False, first_parent: bool = False) -> AuditSummary:
@@ -355,7 +362,7 @@ def audit(repo: str, out: str, *, refs: Iterable[str] = (), paths: Iterable[str]
         require_pyspark()  # before any work: a missing extra or Java is the first thing to say
     progress = progress or Silent()
     started = time.monotonic()
-    with atomic_directory(out, overwrite=overwrite, inputs=[repo]) as work_dir:
+    with atomic_directory(out, overwrite=overwrite, inputs=[repo], reads=reads_history) as work_dir:
         progress.step("reading the history")
         refs = [*refs, *(branches(repo) if all_branches else ())]
         history = extract(repo, refs=list(dict.fromkeys(refs)) or None, paths=list(paths) or None, since=since,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from linter.parse.files import OutputOverInput, refuse_overlap
 __all__ = ["MARKER", "OutputExists", "OutputOverInput", "atomic_directory", "atomic_file", "write_parquet"]
 
 
+Reads = Callable[[Path, Path], bool]  # (target, input directory) -> does the run read there; see refuse_overlap
 MARKER = ".krpc-lint-output"  # in every output directory: --overwrite replaces only what krpc-lint wrote
 
 
@@ -26,11 +27,11 @@ class OutputExists(FileExistsError):
     """The output is there and ``--overwrite`` was not given (or it is not krpc-lint's to replace)."""
 
 
-def _partial(out: str | os.PathLike[str], overwrite: bool, inputs: Iterable[str | os.PathLike[str] | None] = ()
-             ) -> tuple[Path, Path]:
+def _partial(out: str | os.PathLike[str], overwrite: bool, inputs: Iterable[str | os.PathLike[str] | None] = (),
+             reads: Reads | None = None) -> tuple[Path, Path]:
     """(target, a temporary sibling name for it), after refusing a target over an input, an existing target
     without ``overwrite``, and an existing directory that krpc-lint did not write (it has no MARKER)."""
-    refuse_overlap(out, inputs)
+    refuse_overlap(out, inputs, reads=reads)
     target = Path(out).absolute()
     if target.exists() and not (target.is_file() or target.is_dir()):
         raise OutputExists(f"{out} is not a regular file or directory: choose a path for the output")
@@ -45,9 +46,9 @@ def _partial(out: str | os.PathLike[str], overwrite: bool, inputs: Iterable[str 
 
 @contextmanager
 def atomic_file(out: str | os.PathLike[str], *, overwrite: bool = False,
-                inputs: Iterable[str | os.PathLike[str] | None] = ()) -> Iterator[Path]:
+                inputs: Iterable[str | os.PathLike[str] | None] = (), reads: Reads | None = None) -> Iterator[Path]:
     """Yield a temporary path beside ``out``; once written it replaces ``out`` in one rename."""
-    target, partial = _partial(out, overwrite, inputs)
+    target, partial = _partial(out, overwrite, inputs, reads)
     try:
         yield partial
         os.replace(partial, target)
@@ -57,9 +58,10 @@ def atomic_file(out: str | os.PathLike[str], *, overwrite: bool = False,
 
 @contextmanager
 def atomic_directory(out: str | os.PathLike[str], *, overwrite: bool = False,
-                     inputs: Iterable[str | os.PathLike[str] | None] = ()) -> Iterator[Path]:
+                     inputs: Iterable[str | os.PathLike[str] | None] = (), reads: Reads | None = None
+                     ) -> Iterator[Path]:
     """Yield a fresh temporary directory beside ``out`` (marked as krpc-lint's); on success it becomes ``out``."""
-    target, temporary = _partial(out, overwrite, inputs)
+    target, temporary = _partial(out, overwrite, inputs, reads)
     temporary.mkdir()
     (temporary / MARKER).write_text("written by krpc-lint; --overwrite may replace this directory\n")
     try:
