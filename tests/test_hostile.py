@@ -502,7 +502,9 @@ def test_unit_errors_are_one_line() -> None:
     assert row["error"].startswith("KeyError: 'missing' (at test_hostile.py:") and "\n" not in row["error"]
 
 
-def test_replay_of_a_broken_parquet_file_is_one_line(tmp_path: Path, spark) -> None:
+def test_replay_of_a_truncated_parquet_file_is_one_line(tmp_path: Path) -> None:
+    """Refused before Spark starts (no session is given or needed: the check comes first)."""
+    pytest.importorskip("pyarrow")
     from linter.pipeline.frames import generate
     from linter.pipeline.replay import replay
 
@@ -510,15 +512,49 @@ def test_replay_of_a_broken_parquet_file_is_one_line(tmp_path: Path, spark) -> N
     generate(specs, 200, tmp_path / "frames.parquet")
     data = (tmp_path / "frames.parquet").read_bytes()
     (tmp_path / "truncated.parquet").write_bytes(data[: len(data) // 2])
-    corrupt = bytearray(data)
-    for index in range(len(corrupt) // 3, len(corrupt) // 3 + 400):
-        corrupt[index] ^= 0x5A
-    (tmp_path / "corrupt.parquet").write_bytes(bytes(corrupt))
-    for name, reason in (("truncated", "not a readable Parquet file"), ("corrupt", "Spark could not read the frames")):
-        with pytest.raises(ValueError, match=reason) as raised:
-            replay(tmp_path / f"{name}.parquet", specs, specs, tmp_path / f"out-{name}", spark=spark)
-        assert "\n" not in str(raised.value) and "\tat " not in str(raised.value)
-        assert not (tmp_path / f"out-{name}").exists()
+    with pytest.raises(ValueError, match="truncated.parquet: not a readable Parquet file") as raised:
+        replay(tmp_path / "truncated.parquet", specs, specs, tmp_path / "out", master="local[1]")
+    assert "\n" not in str(raised.value) and "\tat " not in str(raised.value)
+    assert not (tmp_path / "out").exists()
+
+
+def _damage_row_group(file: Path, group: int) -> None:
+    """Overwrite the first page header of each column chunk of row group ``group`` with garbage."""
+    import pyarrow.parquet as pq
+
+    metadata = pq.read_metadata(file)
+    data = bytearray(file.read_bytes())
+    for column in range(metadata.num_columns):
+        start = metadata.row_group(group).column(column).data_page_offset
+        data[start:start + 16] = b"\xff" * 16
+    file.write_bytes(bytes(data))
+
+
+def test_replay_goes_on_past_a_damaged_row_group_and_a_damaged_file(tmp_path: Path, spark) -> None:
+    """Issue 14: a bad row group (or, in a directory, a file without a footer) is one error row naming
+    it; the job and the other frames go on; the input is not touched."""
+    import pyarrow.parquet as pq
+
+    from linter.pipeline.frames import generate
+    from linter.pipeline.replay import replay
+
+    specs = require_shared("kafka-specs", "3.7.0")
+    generate(specs, 300, tmp_path / "generated.parquet")
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    pq.write_table(pq.read_table(tmp_path / "generated.parquet"), frames / "a.parquet", row_group_size=100)
+    _damage_row_group(frames / "a.parquet", 1)
+    damaged = (frames / "a.parquet").read_bytes()
+    (frames / "b.parquet").write_bytes((tmp_path / "generated.parquet").read_bytes()[:100])  # no footer
+    summary = replay(frames, specs, specs, tmp_path / "out", spark=spark)
+    assert summary.frames == 200 + 1 + 1  # a's good row groups, its damaged one, b
+    assert summary.outcomes["same"] == 200 and summary.outcomes["both_fail"] == 2
+    errors = sorted(row["old_error"] for row in pq.read_table(tmp_path / "out" / "mismatches").to_pylist())
+    assert len(errors) == 2 and all("\n" not in error for error in errors)
+    assert "a.parquet: row group 1 of 3 (rows 100-199) cannot be read" in errors[0]
+    assert "b.parquet: not a readable Parquet file" in errors[1]
+    assert (frames / "a.parquet").read_bytes() == damaged and sorted(p.name for p in frames.iterdir()) == [
+        "a.parquet", "b.parquet"]
 
 
 @pytest.mark.parametrize(("type_text", "rule"), [

@@ -29,7 +29,8 @@ are a rename and their values are compared (paired in field order).
 
 Output (``--out``, written atomically): ``mismatches/`` (every frame that is not ``same``, schema
 ``REPLAY_MISMATCHES``; ``frame`` is the row's 0-based position in FRAMES, in Spark's reading
-order, which is the file's order for one file), ``counts/`` (``REPLAY_COUNTS``) and
+order, which is the file's order for one file; an unreadable Parquet row group is one row there, see
+``parquet_input``), ``counts/`` (``REPLAY_COUNTS``) and
 ``summary.json``.
 
 The per-frame work (``replay_frame``) is plain Python, usable and tested without Spark. The
@@ -587,9 +588,10 @@ JSON_INPUT = ("api_key INT, api_version INT, direction STRING, correlation_id IN
               "corrupt STRING")
 
 
-def read_frames(spark: SparkSession, frames_path: str | Path) -> DataFrame:
+def read_frames(spark: SparkSession, frames_path: str | Path, parquet: list[str] | None = None) -> DataFrame:
     """FRAMES as a DataFrame of ``INPUT_COLUMNS`` (columns it lacks are null; types are cast, a value
-    that does not fit is null; ``corrupt`` holds a JSON line that does not parse)."""
+    that does not fit is null; ``corrupt`` holds a JSON line that does not parse, or says which Parquet
+    row group could not be read). ``parquet``: the files to read in place of FRAMES (``parquet_input``)."""
     from pyspark.sql import functions as F
 
     path = Path(frames_path)
@@ -601,9 +603,11 @@ def read_frames(spark: SparkSession, frames_path: str | Path) -> DataFrame:
     if path.is_file() and path.suffix.lower() != ".parquet":
         raise ValueError(f"{frames_path}: FRAMES must be Parquet (.parquet, or a directory of Parquet files) "
                          f"or JSON Lines ({', '.join(JSON_SUFFIXES)})")
-    check_parquet(path)
-    known = _parquet_schema(path)
-    frames = (spark.read.schema(known) if known else spark.read).parquet(str(path))
+    if parquet is None:
+        known = _parquet_schema(path)
+        frames = (spark.read.schema(known) if known else spark.read).parquet(str(path))
+    else:  # repaired copies beside the readable files: their schemas merged (a repair adds ``corrupt``)
+        frames = spark.read.option("mergeSchema", "true").parquet(*parquet)
     present = set(frames.columns)
     if not present & {"bytes", "hex"}:
         raise ValueError(f"{frames_path}: FRAMES needs a bytes or a hex column; it has {', '.join(frames.columns)}")
@@ -616,25 +620,86 @@ _SPARK_TYPES = {"int8": "TINYINT", "int16": "SMALLINT", "int32": "INT", "int64":
                 "large_string": "STRING", "binary": "BINARY", "large_binary": "BINARY"}
 
 
-def check_parquet(frames_path: str | Path) -> None:
-    """Each Parquet file of FRAMES whose footer cannot be read (truncated, not Parquet) is a one-line error
-    here, before Spark starts or would fail a task over it with a Java stack trace."""
+def parquet_input(frames_path: str | Path, scratch: Path) -> list[str] | None:
+    """Read each Parquet file of FRAMES here, row group by row group (the input columns only, as Spark
+    would), before Spark does: a file whose footer or pages cannot be read would fail a Spark task with a
+    Java stack trace and end the job. ``None`` when everything reads (Spark reads FRAMES as given);
+    otherwise the files Spark reads instead: the readable ones as they are, and for each damaged one a copy
+    in ``scratch`` with its readable row groups and, in place of each unreadable row group (or file), one
+    row whose ``corrupt`` column names it and says why. That row is replayed as a ``both_fail`` frame; the
+    job and the other frames go on. A single FRAMES file whose footer cannot be read has nothing to
+    replay: ``ValueError``, one line."""
     path = Path(frames_path)
-    if path.suffix.lower() in JSON_SUFFIXES or not path.exists():
-        return
-    for file in sorted(path.rglob("*.parquet")) if path.is_dir() else [path]:
-        if file.suffix.lower() == ".parquet":
-            _check_footer(file)
+    if not path.exists() or (path.is_file() and path.suffix.lower() != ".parquet"):
+        return None  # JSON Lines, or what read_frames refuses
+    files = _spark_files(path) if path.is_dir() else [path]
+    readable, repaired = [], False
+    for number, file in enumerate(files):
+        damage = _damage(file)
+        if damage is None:
+            readable.append(str(file))
+            continue
+        if isinstance(damage, str) and not path.is_dir():
+            raise ValueError(f"{file}: not a readable Parquet file ({damage})")
+        copy = scratch / f"repaired-{number}.parquet"
+        _repair(file, damage, copy)
+        readable.append(str(copy))
+        repaired = True
+    return readable if repaired else None
 
 
-def _check_footer(file: Path) -> None:
+def _spark_files(directory: Path) -> list[Path]:
+    """The files Spark reads of a directory: every regular file below it, none under a name starting
+    with ``_`` or ``.`` (``_SUCCESS``, ``.crc``), as Spark's file index leaves those out."""
+    return sorted(file for file in directory.rglob("*") if file.is_file()
+                  and not any(part.startswith(("_", ".")) for part in file.relative_to(directory).parts))
+
+
+def _damage(file: Path) -> dict[int, str] | str | None:
+    """``None`` when ``file`` reads; the reason when its footer does not; else {row group: reason}."""
     import pyarrow.parquet as pq
 
     try:
-        pq.read_metadata(file)
+        parquet = pq.ParquetFile(file)
     except Exception as exc:  # noqa: BLE001 - pyarrow's errors vary: any failure means unreadable
-        raise ValueError(f"{file}: not a readable Parquet file ({_first_line(str(exc)) or type(exc).__name__})") \
-            from None
+        return _first_line(str(exc)) or type(exc).__name__
+    columns = [name for name in parquet.schema_arrow.names if name in INPUT_COLUMNS]
+    damaged = {}
+    for group in range(parquet.num_row_groups):
+        try:
+            parquet.read_row_group(group, columns=columns)
+        except Exception as exc:  # noqa: BLE001 - as above
+            damaged[group] = _first_line(str(exc)) or type(exc).__name__
+    return damaged or None
+
+
+def _repair(file: Path, damage: dict[int, str] | str, copy: Path) -> None:
+    """Write ``copy``: ``file``'s readable row groups, one ``corrupt`` row per unreadable one."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if isinstance(damage, str):
+        table = pa.table({"corrupt": [f"{file.name}: not a readable Parquet file ({damage})"]})
+        pq.write_table(table, copy)
+        return
+    parquet = pq.ParquetFile(file)
+    columns = [name for name in parquet.schema_arrow.names if name in INPUT_COLUMNS and name != "corrupt"]
+    fields = [parquet.schema_arrow.field(name) for name in columns]
+    out_schema = pa.schema([*fields, pa.field("corrupt", pa.string())])
+    first = 0
+    with pq.ParquetWriter(copy, out_schema) as writer:
+        for group in range(parquet.num_row_groups):
+            rows = parquet.metadata.row_group(group).num_rows
+            if group in damage:
+                reason = (f"{file.name}: row group {group} of {parquet.num_row_groups} (rows {first}-"
+                          f"{first + rows - 1}) cannot be read: {damage[group]}")
+                table = pa.table([pa.nulls(1, field.type) for field in fields] + [pa.array([reason])],
+                                 schema=out_schema)
+            else:
+                table = parquet.read_row_group(group, columns=columns)
+                table = table.append_column("corrupt", pa.nulls(table.num_rows, pa.string()))
+            writer.write_table(table)
+            first += rows
 
 
 def spark_reason(exc: Exception) -> str:
@@ -689,14 +754,15 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
         require_pyspark()
     old, new = SpecTexts.read(old_specs), SpecTexts.read(new_specs)
     loaded(old), loaded(new)  # bad specs fail here, before any Spark work
-    check_parquet(frames_path)  # and unreadable Parquet files
-    with atomic_directory(out, overwrite=overwrite, inputs=[frames_path, old_specs, new_specs]) as work_dir:
+    with tempfile.TemporaryDirectory(prefix="krpc-lint-replay-") as scratch, \
+            atomic_directory(out, overwrite=overwrite, inputs=[frames_path, old_specs, new_specs]) as work_dir:
+        parquet = parquet_input(frames_path, Path(scratch))  # damaged Parquet: before Spark starts
         spark = spark or session(master)
         started = time.monotonic()
         split = spark.conf.get(SPLIT_CONF, None)
         spark.conf.set(SPLIT_CONF, str(SPLITS_PER_CORE * spark.sparkContext.defaultParallelism))
         try:
-            counts = _run(spark, read_frames(spark, frames_path), old, new, work_dir)
+            counts = _run(spark, read_frames(spark, frames_path, parquet), old, new, work_dir)
         except Exception as exc:  # noqa: BLE001 - Spark's own failures: one line, never a Java stack trace
             if type(exc).__module__.split(".")[0] not in ("pyspark", "py4j"):
                 raise
