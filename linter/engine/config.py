@@ -120,6 +120,8 @@ class Config:
 
 def _matches(path: str, patterns: tuple[str, ...]) -> bool:
     """A glob anchored anywhere in the path (``**/test/**`` and ``test/**`` alike)."""
+    if not patterns:
+        return False
     posix = Path(path).as_posix()
     return any(fnmatch.fnmatch(posix, p) or fnmatch.fnmatch(posix, f"*/{p}") for p in patterns)
 

@@ -112,26 +112,26 @@ def _compiled(schema_json: str):
     return fastjsonschema.compile(schema, formats=formats)
 
 
-def _validator(schema: dict[str, Any]):
-    return _compiled(json.dumps(schema, sort_keys=True))
-
-
-def run_declarative(ctx: FileContext, check: dict[str, Any]) -> Iterator[Hit]:
+def declarative_runner(check: dict[str, Any]) -> Callable[[FileContext], Iterator[Hit]]:
+    """A declarative check as one call per file: its schema compiled and the facts it needs worked out once."""
     import fastjsonschema
 
-    message = ctx.message
-    if message is None:
-        return
-    validate = _validator(check["schema"])
+    schema_json = json.dumps(check["schema"], sort_keys=True)
+    validate = _compiled(schema_json)
     template = str(check["message"])
     at = check.get("at")
-    keys = _needed(json.dumps(check["schema"], sort_keys=True), template) if check["on"] == "field" else None
-    for path, facts in ctx.facts((check["on"], keys), _nodes):
-        try:
-            validate(facts)
-        except fastjsonschema.JsonSchemaException:
-            target = (*path, at) if at else path
-            yield Hit(target, render(template, facts))
+    selection = (check["on"], _needed(schema_json, template) if check["on"] == "field" else None)
+
+    def run(ctx: FileContext) -> Iterator[Hit]:
+        if ctx.message is None:
+            return
+        for path, facts in ctx.facts(selection, _nodes):
+            try:
+                validate(facts)
+            except fastjsonschema.JsonSchemaException:
+                yield Hit((*path, at) if at else path, render(template, facts))
+
+    return run
 
 
 @lru_cache(maxsize=256)

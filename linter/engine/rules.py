@@ -12,7 +12,8 @@ import json
 import os
 import string
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from collections.abc import Callable, Iterable
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,19 @@ class Rule:
             return "compat"  # decided by ``linter.compat`` when two revisions are compared
         function = self.check.get("function")
         return CHECKS[function].scope if function else "file"
+
+    @cached_property
+    def run(self) -> Callable[[Any], Iterable[Any]]:
+        """The check as one call on a file or directory context, worked out once per rule (a lint makes
+        one call per rule and file): the check function with its options bound, or the declarative
+        check with its schema compiled."""
+        function = self.check.get("function")
+        if function is not None:
+            fn, options = CHECKS[function].fn, self.check.get("options") or {}
+            return lambda target: fn(target, options)
+        from linter.engine.declarative import declarative_runner  # it imports this module
+
+        return declarative_runner(self.check)
 
     def matches(self, selector: str) -> bool:
         """Selectors: ALL, an id or id prefix (KL3), a name, a category or a profile."""

@@ -11,10 +11,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from linter.engine.cache import ResultCache
-from linter.engine.checks import CHECKS
 from linter.engine.config import Config
 from linter.engine.context import DirectoryContext, FileContext, Hit
-from linter.engine.declarative import run_declarative
 from linter.engine.findings import Finding, Report
 from linter.engine.rules import Rule, RuleSet, builtin_pack_dir, load_pack
 from linter.engine.suppress import apply_baseline, parse_suppressions, read_baseline
@@ -137,13 +135,15 @@ def _siblings(paths: Sequence[str | os.PathLike], files: list[Path], complete: s
     the cross-file rules that compare files (a request bumped without its response, a duplicate apiKey)
     need them. Absence is still claimed only for directories given whole: a file named alone never
     makes its directory complete."""
+    named = [Path(raw) for raw in paths if Path(raw).is_file()]
+    if not named:
+        return []  # directories only: nothing to add (and no file to resolve)
     seen = {f.resolve() for f in files}
     done: set[Path] = set(complete)
     found: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
+    for path in named:
         parent = path.resolve().parent
-        if not path.is_file() or parent in done:
+        if parent in done:
             continue
         done.add(parent)
         for sibling in map(Path, siblings(str(path))):
@@ -191,7 +191,8 @@ def lint(paths: Sequence[str | os.PathLike] | str, config: Config | None = None)
     >>> report.findings[0].message
     'invalid field name "Max_Partitions": use a letter followed by letters and digits'
     """
-    return lint_with_contexts(paths, config)[0]
+    with _gc_paused():  # until the contexts are freed (by reference counts), so no collection walks them
+        return lint_with_contexts(paths, config)[0]
 
 
 def lint_with_contexts(paths: Sequence[str | os.PathLike] | str,
@@ -326,11 +327,8 @@ def _directory_findings(directory: DirectoryContext, ruleset: RuleSet, cache: Re
 
 def _run(rule: Rule, target) -> list[Hit]:
     """Run one rule's check; a crash inside a check becomes a hit naming the rule, never a traceback."""
-    check = rule.check
     try:
-        if "function" in check:
-            return list(CHECKS[check["function"]].fn(target, check.get("options") or {}))
-        return list(run_declarative(target, check))
+        return list(rule.run(target))
     except (RecursionError, MemoryError) as exc:
         reason = f"{rule.name} could not check this file: {type(exc).__name__} (input too deeply nested)"
     except Exception as exc:  # noqa: BLE001 - a bug in one check must not hide the other findings

@@ -165,6 +165,8 @@ def fast_load(text: str) -> Any | None:
         value = _DECODER.decode(stripped)
     except (ValueError, _Duplicate, RecursionError):
         return None
+    if text.count("{") + text.count("[") < MAX_DEPTH:
+        return value  # too few brackets to nest that deep: no walk needed (every real spec)
     return value if _within_depth(value) else None
 
 
