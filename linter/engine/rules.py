@@ -90,22 +90,27 @@ def builtin_pack_dir() -> Path:
     raise RuleError("the built-in rule pack is missing (expected rules/ next to the linter package)")
 
 
-def _pack_files(location: Path) -> list[Path]:
+def _pack_files(location: Path) -> list[str]:
+    """The YAML files of a pack, sorted (as strings: a lint lists the built-in pack every run)."""
     if location.is_file():
-        return [location]
+        return [str(location)]
     if not location.is_dir():
         raise RuleError(f"{location}: rule pack not found")
-    return sorted(p for p in location.rglob("*.yaml") if p.is_file())
+    return sorted(os.path.join(directory, name) for directory, _, names in os.walk(location)
+                  for name in names if name.endswith(".yaml") and os.path.isfile(os.path.join(directory, name)))
 
 
 def load_pack(location: Path | str) -> list[Rule]:
     """Load every rule of a pack (a directory of YAML files, or one file), cached by content."""
     files = _pack_files(Path(location))
-    digest = hashlib.sha256(",".join(sorted(CHECKS)).encode())  # a new check library invalidates the cache
+    digest = hashlib.sha256(_CHECKS_KEY)  # a new check library invalidates the cache
     for path in files:
-        stat = path.stat()
+        stat = os.stat(path)
         digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
-    return _load_cached(tuple(str(p) for p in files), digest.hexdigest())
+    return _load_cached(tuple(files), digest.hexdigest())
+
+
+_CHECKS_KEY = ",".join(sorted(CHECKS)).encode()
 
 
 @lru_cache(maxsize=16)

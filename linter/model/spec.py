@@ -192,6 +192,7 @@ def _inline_structs(struct: StructSpec) -> Iterator[StructSpec]:
 
 
 _ABSENT = {default: VersionsProp(None, default) for default in (None, NONE)}
+_NO_FLAGS_GIVEN, _NO_FLAGS = (None, None, None), (False, False, False)
 
 
 class _Builder:
@@ -226,14 +227,15 @@ class _Builder:
     def field(self, raw: Any, path: Path) -> FieldSpec | None:
         if not isinstance(raw, dict):
             return None  # the schema reports a field that is not an object
-        name = self.bound(as_string, raw, "name")
+        text = self.text  # the common case of each property inline: a lint binds thousands of fields
+        name = text(raw, "name")
         tagged = self.versions(raw, "taggedVersions", path, NONE)
         tagged_value = tagged.value if tagged.value is not None else (NONE if not tagged.given else None)
         versions_prop = self.versions(raw, "versions", path, None)
         versions = versions_prop.value
         if versions is None and not versions_prop.given and tagged_value is not None and not tagged_value.empty:
             versions = tagged_value
-        type_text = self.bound(as_string, raw, "type")
+        type_text = text(raw, "type")
         field_type = None
         if type_text is not None:
             try:
@@ -242,7 +244,8 @@ class _Builder:
                 check = "array-of-arrays" if exc.array_of_arrays else "type-syntax"
                 self.issue(check, (*path, "type"), f'invalid type "{shown(type_text)}": {exc}')
         nested = raw.get("fields")
-        default = self.bound(as_string, raw, "default")
+        default = text(raw, "default")
+        map_key, ignorable, zero_copy = self.flags(raw)
         return FieldSpec(
             path=path,
             name=name,
@@ -253,18 +256,31 @@ class _Builder:
             tagged_versions=tagged_value,
             nullable_versions=self.versions(raw, "nullableVersions", path, NONE).value,
             flexible_versions=self.versions(raw, "flexibleVersions", path, None),
-            fields=self.struct_fields(raw, path),
+            fields=self.struct_fields(raw, path) if nested is not None else (),
             has_fields=isinstance(nested, (list, dict)) and bool(nested),
-            map_key=self.bound(as_bool, raw, "mapKey"),
-            ignorable=self.bound(as_bool, raw, "ignorable"),
-            zero_copy=self.bound(as_bool, raw, "zeroCopy"),
+            map_key=map_key,
+            ignorable=ignorable,
+            zero_copy=zero_copy,
             default=default if default is not None else "",
             default_given=default is not None,
-            entity_type=self.bound(as_enum, raw, "entityType", ENTITY_TYPES),
-            about=self.bound(as_string, raw, "about"),
-            tag=self.bound(as_int, raw, "tag", 32),
+            entity_type=self.bound(as_enum, raw, "entityType", ENTITY_TYPES) if "entityType" in raw else None,
+            about=text(raw, "about"),
+            tag=self.bound(as_int, raw, "tag", 32) if "tag" in raw else None,
             raw=raw,
         )
+
+    def text(self, raw: dict[str, Any], key: str) -> str | None:
+        """``bound(as_string, raw, key)``, a string read without a call to bind it."""
+        value = raw.get(key)
+        return value if value is None or type(value) is str else self.bound(as_string, raw, key)
+
+    def flags(self, raw: dict[str, Any]) -> tuple[bool, bool, bool]:
+        """mapKey, ignorable and zeroCopy, each bound as a boolean (absent: false)."""
+        given = (raw.get("mapKey"), raw.get("ignorable"), raw.get("zeroCopy"))
+        if given == _NO_FLAGS_GIVEN:
+            return _NO_FLAGS
+        return tuple(flag if type(flag) is bool else self.bound(as_bool, raw, key)  # type: ignore[return-value]
+                     for flag, key in zip(given, ("mapKey", "ignorable", "zeroCopy")))
 
     def fields(self, items: list[Any], path: Path, bare: bool = False) -> tuple[FieldSpec, ...]:
         if bare:  # a single object given where a list was expected: Jackson wraps it

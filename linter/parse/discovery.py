@@ -92,14 +92,44 @@ def walk(top: str, onerror: Callable[[OSError], None] | None = None,
 
 def json_files(top: str, onerror: Callable[[OSError], None] | None = None
                ) -> Iterator[tuple[str, list[str], list[str]]]:
-    """Each directory below ``top`` (sorted, skipped ones left out) with its regular ``*.json`` files and
-    the other ``*.json`` entries (links, FIFOs, devices, sockets), which are never opened."""
-    for dirpath, dirnames, filenames in os.walk(top, onerror=onerror):
-        dirnames[:] = sorted(d for d in dirnames if not skipped_dir(d))
-        names = _regular_json(dirpath, filenames)
-        others = sorted(set(n for n in filenames if n.endswith(".json")) - set(names))
+    """Each directory below ``top`` (top-down, sorted, skipped ones left out, links not entered) with its
+    regular ``*.json`` files and the other ``*.json`` entries (links, FIFOs, devices, sockets), which are
+    never opened. File types come from the directory listing (no stat per file), and the walk keeps its
+    own stack, so a hostile depth of directories costs no recursion."""
+    pending = [top]
+    while pending:
+        directory = pending.pop()
+        try:
+            with os.scandir(directory) as listing:
+                entries = list(listing)
+        except OSError as exc:
+            if onerror is not None:
+                onerror(exc)
+            continue
+        subdirs, names, others = [], [], []
+        for entry in entries:
+            if _is_dir(entry):
+                if not skipped_dir(entry.name):
+                    subdirs.append(entry.path)
+            elif entry.name.endswith(".json"):
+                (names if _is_regular(entry) else others).append(entry.name)
         if names or others:
-            yield dirpath, names, others
+            yield directory, sorted(names), sorted(others)
+        pending.extend(sorted(subdirs, reverse=True))
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _is_regular(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def siblings(file: str) -> list[str]:

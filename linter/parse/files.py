@@ -57,26 +57,45 @@ def refuse_overlap(output: str | os.PathLike[str], inputs: Iterable[str | os.Pat
 def open_regular(path: str | os.PathLike[str], shown: str | None = None) -> BinaryIO:
     """The regular file at ``path`` opened for reading (a link to one is followed); ``InputError`` for a
     missing or unreadable file and for anything but a regular file, which is never read."""
+    return os.fdopen(_open_descriptor(path, shown)[0], "rb")
+
+
+def _open_descriptor(path: str | os.PathLike[str], shown: str | None) -> tuple[int, int]:
+    """(descriptor, size) of the regular file at ``path``: opened without blocking (a FIFO would wait for a
+    writer), its type checked on the open descriptor, so no other file can be swapped in after the check."""
     name = shown if shown is not None else os.fspath(path)
     try:
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
         raise InputError(f"{name}: cannot read file: {exc.strerror or exc}") from None
-    mode = os.fstat(descriptor).st_mode
-    if not stat.S_ISREG(mode):
+    status = os.fstat(descriptor)
+    if not stat.S_ISREG(status.st_mode):
         os.close(descriptor)
-        raise InputError(f"{name}: not a regular file ({kind_of(mode)}); give a file or a directory of files")
-    return os.fdopen(descriptor, "rb")
+        raise InputError(f"{name}: not a regular file ({kind_of(status.st_mode)}); give a file or a directory of "
+                         "files")
+    return descriptor, status.st_size
 
 
 def read_regular(path: str | os.PathLike[str], limit: int = MAX_INPUT_BYTES, shown: str | None = None) -> bytes:
-    """The bytes of the regular file at ``path``, at most ``limit + 1`` of them (``open_regular``'s errors)."""
-    name = shown if shown is not None else os.fspath(path)
-    with open_regular(path, shown) as handle:
-        try:
-            return read_capped(handle, limit, os.fstat(handle.fileno()).st_size)
-        except OSError as exc:
-            raise InputError(f"{name}: cannot read file: {exc.strerror or exc}") from None
+    """The bytes of the regular file at ``path``, at most ``limit + 1`` of them (``open_regular``'s errors).
+    Plain reads on the descriptor: a spec is one read of its size, and a short read is the end of a
+    regular file, so no second read is needed to see it."""
+    descriptor, size = _open_descriptor(path, shown)
+    chunks, total = [], 0
+    try:
+        while total <= limit:
+            want = min(max(size + 1 - total, 1 << 16), limit + 1 - total)
+            chunk = os.read(descriptor, want)
+            chunks.append(chunk)
+            total += len(chunk)
+            if not chunk or (len(chunk) < want and total >= size):
+                break  # a short read once the reported size is in: the end (a file that grew is read on)
+    except OSError as exc:
+        name = shown if shown is not None else os.fspath(path)
+        raise InputError(f"{name}: cannot read file: {exc.strerror or exc}") from None
+    finally:
+        os.close(descriptor)
+    return b"".join(chunks)
 
 
 def read_capped(stream: BinaryIO, limit: int, size: int = 0) -> bytes:
