@@ -792,7 +792,7 @@ def empty_version_range(ctx: FileContext, options: dict[str, Any]) -> Iterator[H
     for spec, _ in ctx.fields:
         for key in keys:
             text = spec.raw.get(key)
-            match = _REVERSED.match(text) if isinstance(text, str) else None
+            match = _REVERSED.match(text) if isinstance(text, str) and "-" in text else None
             if match and int(match.group(1)) > int(match.group(2)):
                 yield Hit(spec.child(key), f'{key} "{text}" is an empty range (it means "none")')
 
