@@ -1,18 +1,19 @@
 """What every command shares: the usage error (exit 2), text that can always be printed, and the one way
 a report reaches stdout or a file (atomically, only once it exists, never onto an input).
 
-Imports only click, so every subcommand module can use it without importing ``linter.cli.main``.
+Imports only click (and the escaping of linter.report.escape), so every subcommand module can use it without importing ``linter.cli.main``.
 """
 
 from __future__ import annotations
 
-import codecs
 import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import click
+
+from linter.report.escape import printable
 
 
 class CliError(click.ClickException):
@@ -27,28 +28,6 @@ class CliError(click.ClickException):
 
 class InternalError(CliError):
     prefix = "internal error"
-
-
-def _escape_surrogates(error: UnicodeError) -> tuple[str, int]:
-    """A byte a file name could not decode (``\\udcff``, as ``os.fsdecode`` leaves it) as ``\\xff``; any other
-    lone surrogate (a JSON ``\\ud800``) as ``\\ud800``."""
-    assert isinstance(error, UnicodeEncodeError)
-    bad = error.object[error.start:error.end]
-    shown = "".join(f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else f"\\u{ord(c):04x}" for c in bad)
-    return shown, error.end
-
-
-codecs.register_error("krpc-lint-escape", _escape_surrogates)
-
-
-def printable(text: str) -> str:
-    """``text`` with every lone surrogate escaped, so that it encodes as UTF-8 (and prints) whatever a spec
-    or a file name held; text without any is returned as it is."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "krpc-lint-escape").decode("utf-8")
 
 
 def refuse_overlap(output: str, inputs: Iterable[str | os.PathLike[str] | None], what: str = "an input") -> None:

@@ -254,9 +254,9 @@ def rules_group(ctx: click.Context, profile: str | None, fmt: str, config_file: 
 
     rules = [rule for rule in all_rules(_load_config(config_file)) if profile is None or profile in rule.profiles]
     if fmt == "json":
-        import json
+        from linter.report.escape import json_text
 
-        click.echo(json.dumps([_rule_dict(rule) for rule in rules], indent=2, ensure_ascii=False))
+        click.echo(json_text([_rule_dict(rule) for rule in rules]), nl=False)
     elif sys.stdout.isatty():
         _print_table([_rule_row(rule) for rule in rules])
     else:

@@ -146,7 +146,7 @@ def _has_tool_table(path: Path) -> bool:
         return False
     try:
         tool = tomllib.loads(text).get("tool")
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return "krpc-lint" in text
     return not isinstance(tool, dict) or "krpc-lint" in tool
 
@@ -186,6 +186,8 @@ def _read(file: Path) -> dict[str, Any]:
             tool = tomllib.loads(text).get("tool", {})
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{file}: invalid TOML: {exc}") from None
+        except RecursionError:  # tomllib recurses once per nesting level
+            raise ConfigError(f"{file}: invalid TOML: nested too deeply") from None
         if not isinstance(tool, dict) or not isinstance(tool.get("krpc-lint", {}), dict):
             raise ConfigError(f"{file}: [tool.krpc-lint] must be a table")
         return tool.get("krpc-lint", {})
@@ -219,7 +221,7 @@ def _severities(value: Any, key: str, file: Path) -> dict[str, str]:
 
 
 def _from_mapping(data: dict[str, Any], file: Path) -> Config:
-    unknown = sorted(set(data) - _KEYS)
+    unknown = sorted(str(key) for key in data if key not in _KEYS)  # a YAML key may be a number or null
     if unknown:
         raise ConfigError(f"{file}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_KEYS))})")
     profile = data.get("profile", "recommended")

@@ -28,22 +28,33 @@ def compile_linear(pattern: str) -> tuple[Any, str | None]:
         return re2.compile(pattern, options), None
     except re2.error as exc:
         return None, str(exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else exc)
+    except UnicodeEncodeError:
+        return None, "it holds a lone surrogate, which is no character RE2 can match"
 
 
 def _matcher(compiled: Any) -> Callable[[str], bool]:
     """``pattern`` as JSON Schema means it (found anywhere in the string), answers for short strings
     remembered: the same field and type names recur in every spec, and RE2's Python wrapper costs
     microseconds a call."""
-    search = compiled.search
+    def search(text: str) -> bool:
+        try:
+            return compiled.search(text) is not None
+        except UnicodeEncodeError:  # RE2 matches UTF-8: a lone surrogate (a JSON "\ud800") is no letter of it
+            return compiled.search(_replace_surrogates(text)) is not None
 
     @lru_cache(maxsize=8192)
     def short(text: str) -> bool:
-        return search(text) is not None
+        return search(text)
 
     def matches(text: str) -> bool:
-        return short(text) if len(text) <= 256 else search(text) is not None
+        return short(text) if len(text) <= 256 else search(text)
 
     return matches
+
+
+def _replace_surrogates(text: str) -> str:
+    """Each lone surrogate as U+FFFD, the replacement character, which a pattern can match as one."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def linear_patterns(schema: Any) -> tuple[Any, dict[str, Callable[[str], bool]]]:

@@ -252,10 +252,27 @@ def _validate_check(check: Any, source: str) -> None:
         Draft202012Validator.check_schema(check["schema"])
     except SchemaError as exc:
         raise RuleError(f"{source}: invalid schema: {exc.message}") from None
+    except RecursionError:
+        raise RuleError(f"{source}: invalid schema: nested too deeply") from None
     problem = unsafe_schema(check["schema"])
     if problem is not None:
         raise RuleError(f"{source}: {problem}")
     template_fields(str(check["message"]), source)
+    _compiles(check["schema"], source)
+
+
+def _compiles(schema: Any, source: str) -> None:
+    """Compile the schema now, as the lint will: what the compiler cannot take (a schema nested past what
+    the generated code may nest) is the pack's error, not an internal error on every spec."""
+    from linter.engine.declarative import _compiled  # it imports this module
+
+    try:
+        _compiled(json.dumps(schema, sort_keys=True))
+    except (SyntaxError, RecursionError, MemoryError) as exc:
+        raise RuleError(f"{source}: the schema cannot be compiled ({type(exc).__name__}: nested too deeply?)"
+                        ) from None
+    except Exception as exc:  # noqa: BLE001 - fastjsonschema's own errors vary
+        raise RuleError(f"{source}: the schema cannot be compiled: {exc}") from None
 
 
 def unsafe_schema(schema: Any) -> str | None:

@@ -93,17 +93,7 @@ class SpecDocument:
 
     def offset_of(self, path: Path, *, key: bool = False) -> int:
         """Offset of the value (or key) at ``path``, falling back to the closest ancestor."""
-        positions = self.positions
-        probe = tuple(path)
-        while probe:
-            table = positions.keys if key else positions.values
-            if probe in table:
-                return table[probe]
-            if not key and probe in positions.keys:
-                return positions.keys[probe]
-            probe = probe[:-1]
-            key = False
-        return positions.values.get((), 0)
+        return self.positions.offset_of(tuple(path), key=key)
 
     def locate(self, path: Path, *, key: bool = False) -> tuple[int, int]:
         return self.line_col(self.offset_of(path, key=key))

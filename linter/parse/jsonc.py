@@ -205,13 +205,69 @@ def _describe(ch: str) -> str:
     return f"'{ch}' (code {ord(ch)})"
 
 
-@dataclass
 class Positions:
-    """Offsets of every key and value of one document, by JSON path."""
+    """Offsets of every key and value of one document, by JSON path. Stored as a tree of nodes (each a
+    parent and a key or index), so memory follows the number of values, not values times their depth: a
+    path tuple per value would cost a hostile file nested 190 deep ~900 bytes per input byte."""
 
-    values: dict[Path, int] = field(default_factory=dict)
-    keys: dict[Path, int] = field(default_factory=dict)
-    duplicates: list[tuple[Path, int, int]] = field(default_factory=list)  # path, offset, first offset
+    ROOT = 0
+
+    def __init__(self) -> None:
+        self._child: dict[tuple[int, str | int], int] = {}  # (parent node, key or index) -> node; last one wins
+        self._parent: list[int] = [-1]
+        self._name: list[str | int | None] = [None]
+        self._value_at: list[int] = [-1]  # -1: not reached (a syntax error came first)
+        self._key_at: list[int] = [-1]  # -1: an array element, or the root
+        self._duplicates: list[tuple[int, int, int]] = []  # node, its key's offset, the first key's offset
+
+    def add(self, parent: int, name: str | int, key_offset: int = -1) -> int:
+        """A new node below ``parent``; it replaces an earlier one of the same name (a duplicate key)."""
+        node = len(self._parent)
+        self._parent.append(parent)
+        self._name.append(name)
+        self._value_at.append(-1)
+        self._key_at.append(key_offset)
+        self._child[(parent, name)] = node
+        return node
+
+    def set_value(self, node: int, offset: int) -> None:
+        self._value_at[node] = offset
+
+    def duplicate(self, node: int, key_offset: int, first_offset: int) -> None:
+        self._duplicates.append((node, key_offset, first_offset))
+
+    @property
+    def duplicates(self) -> list[tuple[Path, int, int]]:
+        """(path, offset, offset of the first key of that name) of each repeated key."""
+        return [(self.path(node), offset, first) for node, offset, first in self._duplicates]
+
+    def path(self, node: int) -> Path:
+        names = []
+        while node > self.ROOT:
+            names.append(self._name[node])
+            node = self._parent[node]
+        return tuple(reversed(names))
+
+    def offset_of(self, path: Path, *, key: bool = False) -> int:
+        """Offset of the value (or key) at ``path``; else its key (or value), else the closest ancestor's
+        value (or key); else 0. One walk down the tree."""
+        nodes = [self.ROOT]
+        for name in path:
+            child = self._child.get((nodes[-1], name))
+            if child is None:
+                break
+            nodes.append(child)
+        if len(nodes) == len(path) + 1 and path:
+            node = nodes.pop()
+            first, second = (self._key_at, self._value_at) if key else (self._value_at, self._key_at)
+            for table in (first, second) if not key else (first,):
+                if table[node] >= 0:
+                    return table[node]
+        for node in reversed(nodes[1:]):
+            for table in (self._value_at, self._key_at):
+                if table[node] >= 0:
+                    return table[node]
+        return max(self._value_at[self.ROOT], 0)
 
 
 class PositionalParser:
@@ -227,7 +283,7 @@ class PositionalParser:
         self._skip()
         if self.pos >= len(text):
             raise JsonSyntaxError(self.pos, "no content: the document is empty or only comments", "empty")
-        value = self._value((), 0)
+        value = self._value(Positions.ROOT, 0)
         self._skip()
         if self.pos < len(text):
             raise JsonSyntaxError(
@@ -260,16 +316,16 @@ class PositionalParser:
             pos = _WHITESPACE.match(text, end).end()
         self.pos = pos
 
-    def _value(self, path: Path, depth: int) -> Any:
+    def _value(self, node: int, depth: int) -> Any:
         if depth > MAX_DEPTH:
             raise JsonSyntaxError(self.pos, f"nesting deeper than {MAX_DEPTH} levels")
         text, start = self.text, self.pos
-        self.positions.values[path] = start
+        self.positions.set_value(node, start)
         ch = text[start : start + 1]
         if ch == "{":
-            return self._object(path, depth)
+            return self._object(node, depth)
         if ch == "[":
-            return self._array(path, depth)
+            return self._array(node, depth)
         if ch == '"':
             return self._string()
         match = _NUMBER.match(text, start)
@@ -332,7 +388,7 @@ class PositionalParser:
             i += 1
         raise JsonSyntaxError(start, "unterminated string")
 
-    def _object(self, path: Path, depth: int) -> dict[str, Any]:
+    def _object(self, node: int, depth: int) -> dict[str, Any]:
         text = self.text
         self.pos += 1
         result: dict[str, Any] = {}
@@ -353,12 +409,11 @@ class PositionalParser:
                 raise JsonSyntaxError(self.pos, f"unexpected {_describe(text[self.pos:self.pos + 1])}: expected ':'")
             self.pos += 1
             self._skip()
-            child = (*path, key)
+            child = self.positions.add(node, key, key_offset)
             if key in first_seen:
-                self.positions.duplicates.append((child, key_offset, first_seen[key]))
+                self.positions.duplicate(child, key_offset, first_seen[key])
             else:
                 first_seen[key] = key_offset
-            self.positions.keys[child] = key_offset
             result[key] = self._value(child, depth + 1)
             self._skip()
             ch = text[self.pos : self.pos + 1]
@@ -371,7 +426,7 @@ class PositionalParser:
             if text.startswith("}", self.pos):
                 raise JsonSyntaxError(self.pos, "trailing comma before '}'")
 
-    def _array(self, path: Path, depth: int) -> list[Any]:
+    def _array(self, node: int, depth: int) -> list[Any]:
         text = self.text
         self.pos += 1
         result: list[Any] = []
@@ -380,7 +435,7 @@ class PositionalParser:
             self.pos += 1
             return result
         while True:
-            result.append(self._value((*path, len(result)), depth + 1))
+            result.append(self._value(self.positions.add(node, len(result)), depth + 1))
             self._skip()
             ch = text[self.pos : self.pos + 1]
             self.pos += 1

@@ -10,18 +10,22 @@ MAX_NODES = 100_000  # expanded nodes; a real config or rule has a few hundred
 
 
 class YamlTooLarge(ValueError):
-    """The document stands for more than MAX_NODES nodes once its aliases are expanded."""
+    """The document stands for more than MAX_NODES nodes once its aliases are expanded, or nests deeper
+    than the parser can follow."""
 
 
 def load_yaml(text: str) -> Any:
     """The document's value (``YAMLError`` for bad YAML, ``YamlTooLarge`` for an alias bomb)."""
     from ruamel.yaml import YAML
 
-    if "*" in text:  # no alias without an asterisk: most files skip the counting pass
-        root = YAML(typ="safe", pure=True).compose(text)
-        if root is not None and expanded_size(root) > MAX_NODES:
-            raise YamlTooLarge(f"its aliases expand to more than {MAX_NODES} nodes")
-    return YAML(typ="safe", pure=True).load(text)
+    try:
+        if "*" in text:  # no alias without an asterisk: most files skip the counting pass
+            root = YAML(typ="safe", pure=True).compose(text)
+            if root is not None and expanded_size(root) > MAX_NODES:
+                raise YamlTooLarge(f"its aliases expand to more than {MAX_NODES} nodes")
+        return YAML(typ="safe", pure=True).load(text)
+    except RecursionError:  # ruamel recurses once per nesting level
+        raise YamlTooLarge("it is nested too deeply") from None
 
 
 def expanded_size(root: Any) -> int:

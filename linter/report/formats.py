@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from linter.engine.rules import Rule
 
 from linter.engine.levels import FORMATS  # noqa: E402
+from linter.report.escape import json_text  # noqa: E402
 
 TOOL_NAME = "krpc-lint"
 INFORMATION_URI = "https://pypi.org/project/krpc-lint/"
@@ -147,7 +148,7 @@ def render_json(report: Report) -> str:
     data = report.to_dict()
     data["findings"] = [{key: item[key] for key in (*JSON_FINDING_KEYS, *COMPAT_KEYS) if key in item}
                         for item in data["findings"]]
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return json_text(data)
 
 
 # --- sarif ---------------------------------------------------------------------------------
@@ -228,7 +229,7 @@ def render_sarif(report: Report, rules: dict[str, Rule] | None = None) -> str:
             "results": results,
         }],
     }
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return json_text(log)
 
 
 # --- github --------------------------------------------------------------------------------
