@@ -529,6 +529,33 @@ def test_replay_of_a_truncated_parquet_file_is_one_line(tmp_path: Path) -> None:
         replay(tmp_path / "truncated.parquet", specs, specs, tmp_path / "out", master="local[1]")
     assert "\n" not in str(raised.value) and "\tat " not in str(raised.value)
     assert not (tmp_path / "out").exists()
+    outcome = run_bounded("replay", str(tmp_path / "truncated.parquet"), "--specs", str(specs), "--against",
+                          str(specs), "--out", str(tmp_path / "out"))  # as a user runs it
+    assert_bounded(outcome)
+    assert outcome.code == 2 and "not a readable Parquet file" in outcome.stderr, outcome.stderr
+
+
+@pytest.mark.parametrize(("column", "values", "message"), [
+    ("bytes", [1, 2], "column bytes is int64; replay reads binary values there"),
+    ("direction", [0, 1], "column direction is int64; replay reads string values there"),
+    ("api_key", ["0", "1"], "column api_key is string; replay reads integer values there"),
+])
+def test_replay_of_a_column_of_the_wrong_type_is_one_line_before_spark(tmp_path: Path, column: str, values: list,
+                                                                       message: str) -> None:
+    """Issue 14: a bytes column of the wrong type gave an AnalysisException. Refused from the footer, as a user
+    runs it (a fresh process: no Spark session is started, so it is quick and small)."""
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    specs = require_shared("kafka-specs", "3.7.0")
+    columns = {"bytes": [b"\0\0\0\0"] * 2, "direction": ["request"] * 2, column: values}
+    pq.write_table(pa.table(columns), tmp_path / "frames.parquet")
+    outcome = run_bounded("replay", str(tmp_path / "frames.parquet"), "--specs", str(specs), "--against", str(specs),
+                          "--out", str(tmp_path / "out"))
+    assert_bounded(outcome)
+    errors = [line for line in outcome.stderr.splitlines() if line.startswith("krpc-lint: error:")]
+    assert outcome.code == 2 and len(errors) == 1 and message in errors[0], outcome.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def _damage_row_group(file: Path, group: int) -> None:

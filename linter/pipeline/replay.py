@@ -590,7 +590,7 @@ JSON_INPUT = ("api_key INT, api_version INT, direction STRING, correlation_id IN
 
 def read_frames(spark: SparkSession, frames_path: str | Path, parquet: list[str] | None = None) -> DataFrame:
     """FRAMES as a DataFrame of ``INPUT_COLUMNS`` (columns it lacks are null; types are cast, a value
-    that does not fit is null; ``corrupt`` holds a JSON line that does not parse, or says which Parquet
+    that does not fit is null, after ``parquet_input`` refused a Parquet column of the wrong kind; ``corrupt`` holds a JSON line that does not parse, or says which Parquet
     row group could not be read). ``parquet``: the files to read in place of FRAMES (``parquet_input``)."""
     from pyspark.sql import functions as F
 
@@ -663,6 +663,7 @@ def _damage(file: Path) -> dict[int, str] | str | None:
         parquet = pq.ParquetFile(file)
     except Exception as exc:  # noqa: BLE001 - pyarrow's errors vary: any failure means unreadable
         return _first_line(str(exc)) or type(exc).__name__
+    _check_types(file, parquet.schema_arrow)
     columns = [name for name in parquet.schema_arrow.names if name in INPUT_COLUMNS]
     damaged = {}
     for group in range(parquet.num_row_groups):
@@ -671,6 +672,29 @@ def _damage(file: Path) -> dict[int, str] | str | None:
         except Exception as exc:  # noqa: BLE001 - as above
             damaged[group] = _first_line(str(exc)) or type(exc).__name__
     return damaged or None
+
+
+_KINDS = {"api_key": "integer", "api_version": "integer", "correlation_id": "integer", "direction": "string",
+          "hex": "string", "corrupt": "string", "bytes": "binary"}
+
+
+def _check_types(file: Path, arrow_schema: Any) -> None:
+    """``ValueError`` (one line, before Spark) for an input column whose type cannot hold what it must: any
+    integer width is read as INT, but a ``bytes`` column of numbers or a ``direction`` of integers is a
+    mistake in how FRAMES was written, not a few odd frames."""
+    import pyarrow as pa
+
+    tests = {"integer": pa.types.is_integer, "string": lambda t: pa.types.is_string(t) or pa.types.is_large_string(t),
+             "binary": lambda t: pa.types.is_binary(t) or pa.types.is_large_binary(t)
+             or pa.types.is_fixed_size_binary(t)}
+    for column in arrow_schema:
+        kind = _KINDS.get(column.name)
+        if kind is None:
+            continue
+        type_ = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
+        if not (pa.types.is_null(type_) or tests[kind](type_)):
+            raise ValueError(f"{file}: column {column.name} is {type_}; replay reads {kind} values there "
+                             "(docs/pipeline.md, replay)")
 
 
 def _repair(file: Path, damage: dict[int, str] | str, copy: Path) -> None:
