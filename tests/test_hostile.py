@@ -502,6 +502,10 @@ def test_a_corrupt_git_object_is_an_error_row_and_the_audit_goes_on(tmp_path: Pa
     assert len(errors) == 2 and all(oid in error and "\n" not in error for error in errors), errors  # blob and pair
     assert len(work.blobs) == 5 and len(work.pairs) == 2  # the other blobs and the other pair went on
     assert not [row for row in rows["changes"] if row["error"] is None and "WidgetB" in row["new_path"]]
+    pytest.importorskip("pyspark")
+    outcome = run_bounded("audit", str(repo), "--out", str(tmp_path / "out"))  # as a user runs it: a small history
+    assert_bounded(outcome)
+    assert outcome.code == 0 and "2 errors in" in outcome.stdout and "no Spark" in outcome.stdout, outcome.stdout
 
 
 def test_unit_errors_are_one_line() -> None:

@@ -175,6 +175,35 @@ def test_distributed_results_equal_the_library_in_process(history_repo: dict[str
     assert sorted(map(repr, in_process["changes"])) == sorted(map(repr, tables["changes"]))
 
 
+def test_a_small_history_audits_in_process_with_the_tables_spark_writes(history_repo: dict[str, str], tmp_path: Path,
+                                                                         spark, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No --master and at most IN_PROCESS_UNITS blobs and pairs: no Spark session, the same tables; above the
+    threshold (or with a master) the work goes to Spark."""
+    import pyarrow.parquet as pq
+
+    from linter.cli.pipeline_cmd import AUDIT_MASTER_HELP
+    from linter.pipeline import audit as audit_module
+
+    assert f"at most {audit_module.IN_PROCESS_UNITS} blobs" in AUDIT_MASTER_HELP  # the help says the threshold
+
+    def tables(out: Path) -> dict[str, list[str]]:
+        return {name: sorted(map(repr, pq.read_table(out / name).to_pylist()))
+                for name in ("revisions", "findings", "changes")}
+
+    sessions: list[str | None] = []
+    monkeypatch.setattr("linter.pipeline.spark.session", lambda master=None: sessions.append(master) or spark)
+    small = audit(history_repo["repo"], str(tmp_path / "small"))
+    assert small.master == audit_module.IN_PROCESS and sessions == []
+    assert json.loads((tmp_path / "small" / "summary.json").read_text())["master"] == audit_module.IN_PROCESS
+    with_spark = audit(history_repo["repo"], str(tmp_path / "spark"), spark=spark)
+    assert tables(tmp_path / "small") == tables(tmp_path / "spark")
+    monkeypatch.setattr(audit_module, "IN_PROCESS_UNITS", small.blobs + small.pairs - 1)
+    large = audit(history_repo["repo"], str(tmp_path / "large"))
+    assert sessions == [None] and large.master == with_spark.master == spark.sparkContext.master
+    audit(history_repo["repo"], str(tmp_path / "master"), master="local[1]")
+    assert sessions == [None, "local[1]"]
+
+
 def test_a_unit_that_fails_is_a_row_not_a_failed_job(spark) -> None:
     broken = BlobUnit("deadbeef", None, b"{}")  # type: ignore[arg-type]  - no path: lint_blob raises
     rows = distributed(spark, Units([broken, BlobUnit("cafe", "specs/Y.json", b"{}")], []))["findings"]

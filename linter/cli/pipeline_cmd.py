@@ -13,6 +13,8 @@ from typing import Any
 import click
 
 MASTER_HELP = "Spark master: local[*] (default, Spark inside this process) or spark://HOST:PORT."
+AUDIT_MASTER_HELP = ("Spark master: local[*] (default, Spark inside this process) or spark://HOST:PORT. Without "
+                     "it, a history of at most 200 blobs and revision pairs is audited without Spark.")
 
 
 def _pipeline_errors(call: Callable[[], Any]) -> Any:
@@ -40,12 +42,12 @@ def _pipeline_errors(call: Callable[[], Any]) -> Any:
 @click.option("--first-parent", is_flag=True, help="Follow only the first parent of merges (each merged change once, "
               "at its merge).")
 @click.option("--since", default=None, metavar="DATE", help="Only commits after DATE (as git log --since).")
-@click.option("--master", default=None, metavar="URL", help=MASTER_HELP)
+@click.option("--master", default=None, metavar="URL", help=AUDIT_MASTER_HELP)
 @click.option("--overwrite", is_flag=True, help="Replace OUT if it exists.")
 def audit_command(repo: str, out: str, refs: tuple[str, ...], paths: tuple[str, ...], all_branches: bool,
                   first_parent: bool, since: str | None, master: str | None, overwrite: bool) -> None:
     """Lint every spec blob of a repository's history and compare every revision pair, on Spark."""
-    from linter.pipeline.audit import audit
+    from linter.pipeline.audit import IN_PROCESS, audit
     from linter.pipeline.progress import RunProgress
 
     with RunProgress() as progress:
@@ -54,7 +56,9 @@ def audit_command(repo: str, out: str, refs: tuple[str, ...], paths: tuple[str, 
                                                  first_parent=first_parent))
     click.echo(f"{summary.commits} commits, {summary.revisions} spec revisions, {summary.blobs} distinct blobs "
                f"linted ({summary.findings} findings), {summary.pairs} revision pairs compared "
-               f"({summary.changes} changes), {summary.errors} errors in {summary.seconds} s on {summary.master}")
+               f"({summary.changes} changes), {summary.errors} errors in {summary.seconds} s "
+               + ("in this process (a small history: no Spark)" if summary.master == IN_PROCESS
+                  else f"on {summary.master}"))
     click.echo(f"wrote {out}/revisions, findings, changes (Parquet) and {out}/report.html")
 
 

@@ -344,6 +344,14 @@ def _unit_size(unit: BlobUnit | PairUnit) -> int:
     return len(unit.data) if isinstance(unit, BlobUnit) else 4 * len(unit.old)
 
 
+# At most this many distinct blobs and revision pairs, and no --master: the audit runs in this process.
+# Spark's start alone (4-6 s and a 370 MB JVM on 2 cores) costs more than such a history's work
+# (docs/performance.md: 1-26 ms a unit, so 200 units take 0.2-5 s); a vendor's copy or a branch
+# audits in about a second.
+IN_PROCESS_UNITS = 200
+IN_PROCESS = "in-process"  # the summary's master when no Spark ran
+
+
 def reads_history(target: Path, repo: Path) -> bool:
     """Whether an output at ``target`` inside ``repo`` lands in what an audit reads: the object store
     (``.git``; all of a bare repository), not the working tree, so ``audit . --out audit`` is allowed."""
@@ -367,23 +375,29 @@ def audit(repo: str, out: str, *, refs: Iterable[str] = (), paths: Iterable[str]
         refs = [*refs, *(branches(repo) if all_branches else ())]
         history = extract(repo, refs=list(dict.fromkeys(refs)) or None, paths=list(paths) or None, since=since,
                           first_parent=first_parent)
+        small = spark is None and master is None and len(history.blobs) + len(history.pairs) <= IN_PROCESS_UNITS
         with ThreadPoolExecutor(1) as pool:  # the JVM starts while the driver parses the blobs for their units
-            starting = pool.submit(session, master) if spark is None else None
+            starting = pool.submit(session, master) if spark is None and not small else None
             work = units(history)
             skipped = f" ({work.skipped} other JSON files skipped)" if work.skipped else ""
             progress.step(f"{len(work.revisions)} spec revisions, {len(work.blobs)} distinct blobs, "
-                          f"{len(work.pairs)} revision pairs{skipped}; starting Spark")
-            spark = spark or starting.result()
-        progress.watch(spark)
+                          f"{len(work.pairs)} revision pairs{skipped}; "
+                          f"{'a small history: no Spark' if small else 'starting Spark'}")
+            spark = spark or (starting.result() if starting is not None else None)
         progress.step("linting the blobs and comparing the revision pairs")
-        tables = {"revisions": [r.to_row() for r in work.revisions], **distributed(spark, work)}
+        if spark is None:
+            where, found = IN_PROCESS, run_in_process(work)
+        else:
+            progress.watch(spark)
+            where, found = spark.sparkContext.master, distributed(spark, work)
+        tables = {"revisions": [r.to_row() for r in work.revisions], **found}
         progress.step("writing revisions/, findings/, changes/")
         for name, rows in tables.items():
             write_parquet(rows, getattr(schema, name.upper()), work_dir / name)
         errors = sum(1 for table in ("findings", "changes") for row in tables[table] if row["error"])
         summary = AuditSummary(out, len({r.commit for r in work.revisions}), len(work.revisions),
                                len(work.blobs), len(work.pairs), len(tables["findings"]), len(tables["changes"]),
-                               errors, round(time.monotonic() - started, 1), spark.sparkContext.master)
+                               errors, round(time.monotonic() - started, 1), where)
         summary.meta = _meta(repo, history, summary)
         progress.step("writing report.html")
         _write_report(work_dir, tables, summary.meta)
