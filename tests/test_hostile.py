@@ -299,6 +299,7 @@ def test_compat_and_changelog_never_write_onto_their_inputs(tmp_path: Path) -> N
                  ["changelog", old, new, "-o", str(target)],
                  ["compat", old, new, "--format", "json", "-o", str(in_spec_dir)],
                  ["lint", new, "-o", str(in_spec_dir)],
+                 ["lint", str(target), "-o", str(in_spec_dir)],  # a file named alone: its siblings are read too
                  ["lint", new, "--write-baseline", str(in_spec_dir)]):
         outcome = run_bounded(*args)
         assert_bounded(outcome)

@@ -150,7 +150,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
     )
     files = collect_files(paths, config).files if fmt == "junit" else []
     if write_baseline:
-        refuse_overlap(write_baseline, [*paths, config.source], "a linted path or the config")
+        refuse_overlap(write_baseline, [*_read_paths(paths, config), config.source], "a linted path or the config")
         report = lint(paths, replace(config, baseline=None))
         from linter.engine.suppress import write_baseline as record
 
@@ -159,7 +159,8 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
         click.echo(f"krpc-lint: recorded {count} finding{'' if count == 1 else 's'} in {write_baseline}", err=True)
         ctx.exit(0)
     if output:
-        refuse_overlap(output, [*paths, config.source, config.baseline], "a linted path, the config or the baseline")
+        refuse_overlap(output, [*_read_paths(paths, config), config.source, config.baseline],
+                       "a linted path, the config or the baseline")
     report = lint(paths, config)
     rules = None
     if fmt == "sarif":
@@ -171,6 +172,13 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
                   files=display_paths(files) if fmt == "junit" else None)
     emit(text, output, color=color)
     ctx.exit(1 if report.failed(config.fail_on) else 0)
+
+
+def _read_paths(paths: tuple[str, ...], config: Config) -> list[str]:
+    """What a lint of ``paths`` reads: the paths, and the directory of each file named alone when its siblings
+    are read with it (so a report there that the next run would take for a sibling spec is refused)."""
+    files = [path for path in paths if os.path.isfile(path)] if config.siblings else []
+    return [*paths, *(os.path.dirname(path) or "." for path in files)]
 
 
 def _default_cache_dir() -> Path:
