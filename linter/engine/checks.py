@@ -793,8 +793,15 @@ def empty_version_range(ctx: FileContext, options: dict[str, Any]) -> Iterator[H
         for key in keys:
             text = spec.raw.get(key)
             match = _REVERSED.match(text) if isinstance(text, str) and "-" in text else None
-            if match and int(match.group(1)) > int(match.group(2)):
+            if match and _digits_above(match.group(1), match.group(2)):
                 yield Hit(spec.child(key), f'{key} "{text}" is an empty range (it means "none")')
+
+
+def _digits_above(first: str, second: str) -> bool:
+    """``int(first) > int(second)`` for digit strings of any length (Python's int() refuses more than 4,300
+    digits, and a hostile range may hold more)."""
+    first, second = first.lstrip("0") or "0", second.lstrip("0") or "0"
+    return (len(first), first) > (len(second), second)
 
 
 _STRICT_VERSIONS = re.compile(r"none|(?:0|[1-9][0-9]*)(?:\+|-(?:0|[1-9][0-9]*))?")

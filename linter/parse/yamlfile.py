@@ -15,7 +15,8 @@ class YamlTooLarge(ValueError):
 
 
 def load_yaml(text: str) -> Any:
-    """The document's value (``YAMLError`` for bad YAML, ``YamlTooLarge`` for an alias bomb)."""
+    """The document's value (``YAMLError`` for bad YAML, ``YamlTooLarge`` for an alias bomb or a document
+    nested too deeply, ``ValueError`` for a key Python cannot hold)."""
     from ruamel.yaml import YAML
 
     try:
@@ -26,6 +27,8 @@ def load_yaml(text: str) -> Any:
         return YAML(typ="safe", pure=True).load(text)
     except RecursionError:  # ruamel recurses once per nesting level
         raise YamlTooLarge("it is nested too deeply") from None
+    except TypeError as exc:  # a mapping key that is itself a mapping ("? - a: 1"): Python cannot hash it
+        raise ValueError(f"a mapping key is a collection ({exc})") from None
 
 
 def expanded_size(root: Any) -> int:
