@@ -46,7 +46,7 @@ def validate_https___krpc_lint_dev_schema_kafka_message_spec_json(data, custom_f
         if "name" in data_keys:
             data_keys.remove("name")
             data__name = data["name"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_text(data__name, custom_formats, (name_prefix or "data") + ".name")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_text(data__name, custom_formats, name_prefix)
         if "type" in data_keys:
             data_keys.remove("type")
             data__type = data["type"]
@@ -55,19 +55,19 @@ def validate_https___krpc_lint_dev_schema_kafka_message_spec_json(data, custom_f
         if "apiKey" in data_keys:
             data_keys.remove("apiKey")
             data__apiKey = data["apiKey"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_short(data__apiKey, custom_formats, (name_prefix or "data") + ".apiKey")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_short(data__apiKey, custom_formats, name_prefix)
         if "validVersions" in data_keys:
             data_keys.remove("validVersions")
             data__validVersions = data["validVersions"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_versions(data__validVersions, custom_formats, (name_prefix or "data") + ".validVersions")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_versions(data__validVersions, custom_formats, name_prefix)
         if "flexibleVersions" in data_keys:
             data_keys.remove("flexibleVersions")
             data__flexibleVersions = data["flexibleVersions"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_versions(data__flexibleVersions, custom_formats, (name_prefix or "data") + ".flexibleVersions")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_versions(data__flexibleVersions, custom_formats, name_prefix)
         if "deprecatedVersions" in data_keys:
             data_keys.remove("deprecatedVersions")
             data__deprecatedVersions = data["deprecatedVersions"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_versions(data__deprecatedVersions, custom_formats, (name_prefix or "data") + ".deprecatedVersions")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_versions(data__deprecatedVersions, custom_formats, name_prefix)
         if "headerVersions" in data_keys:
             data_keys.remove("headerVersions")
             data__headerVersions = data["headerVersions"]
@@ -79,11 +79,11 @@ def validate_https___krpc_lint_dev_schema_kafka_message_spec_json(data, custom_f
                 for data__headerVersions_key in data__headerVersions_keys:
                     if data__headerVersions_key not in []:
                         data__headerVersions_value = data__headerVersions.get(data__headerVersions_key)
-                        validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_headerversion(data__headerVersions_value, custom_formats, (name_prefix or "data") + ".headerVersions.{data__headerVersions_key}".format(**locals()))
+                        validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_headerversion(data__headerVersions_value, custom_formats, name_prefix)
         if "latestVersionUnstable" in data_keys:
             data_keys.remove("latestVersionUnstable")
             data__latestVersionUnstable = data["latestVersionUnstable"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_boolean(data__latestVersionUnstable, custom_formats, (name_prefix or "data") + ".latestVersionUnstable")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_boolean(data__latestVersionUnstable, custom_formats, name_prefix)
         if "listeners" in data_keys:
             data_keys.remove("listeners")
             data__listeners = data["listeners"]
@@ -96,12 +96,12 @@ def validate_https___krpc_lint_dev_schema_kafka_message_spec_json(data, custom_f
                     if data__listeners_is_list:
                         data__listeners_len = len(data__listeners)
                         for data__listeners_x, data__listeners_item in enumerate(data__listeners):
-                            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_listener(data__listeners_item, custom_formats, (name_prefix or "data") + ".listeners[{data__listeners_x}]".format(**locals()))
+                            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_listener(data__listeners_item, custom_formats, name_prefix)
                     data__listeners_any_of_count1 += 1
                 except (JsonSchemaValueException, JsonSchemaValuesException): pass
             if not data__listeners_any_of_count1:
                 try:
-                    validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_listener(data__listeners, custom_formats, (name_prefix or "data") + ".listeners")
+                    validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_listener(data__listeners, custom_formats, name_prefix)
                     data__listeners_any_of_count1 += 1
                 except (JsonSchemaValueException, JsonSchemaValuesException): pass
             if not data__listeners_any_of_count1:
@@ -115,7 +115,7 @@ def validate_https___krpc_lint_dev_schema_kafka_message_spec_json(data, custom_f
         if "fields" in data_keys:
             data_keys.remove("fields")
             data__fields = data["fields"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_fieldlist(data__fields, custom_formats, (name_prefix or "data") + ".fields")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_fieldlist(data__fields, custom_formats, name_prefix)
         if "commonStructs" in data_keys:
             data_keys.remove("commonStructs")
             data__commonStructs = data["commonStructs"]
@@ -128,12 +128,12 @@ def validate_https___krpc_lint_dev_schema_kafka_message_spec_json(data, custom_f
                     if data__commonStructs_is_list:
                         data__commonStructs_len = len(data__commonStructs)
                         for data__commonStructs_x, data__commonStructs_item in enumerate(data__commonStructs):
-                            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_commonstruct(data__commonStructs_item, custom_formats, (name_prefix or "data") + ".commonStructs[{data__commonStructs_x}]".format(**locals()))
+                            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_commonstruct(data__commonStructs_item, custom_formats, name_prefix)
                     data__commonStructs_any_of_count2 += 1
                 except (JsonSchemaValueException, JsonSchemaValuesException): pass
             if not data__commonStructs_any_of_count2:
                 try:
-                    validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_commonstruct(data__commonStructs, custom_formats, (name_prefix or "data") + ".commonStructs")
+                    validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_commonstruct(data__commonStructs, custom_formats, name_prefix)
                     data__commonStructs_any_of_count2 += 1
                 except (JsonSchemaValueException, JsonSchemaValuesException): pass
             if not data__commonStructs_any_of_count2:
@@ -160,19 +160,19 @@ def validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_commons
         if "name" in data_keys:
             data_keys.remove("name")
             data__name = data["name"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_text(data__name, custom_formats, (name_prefix or "data") + ".name")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_text(data__name, custom_formats, name_prefix)
         if "versions" in data_keys:
             data_keys.remove("versions")
             data__versions = data["versions"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_versions(data__versions, custom_formats, (name_prefix or "data") + ".versions")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_versions(data__versions, custom_formats, name_prefix)
         if "deprecatedVersions" in data_keys:
             data_keys.remove("deprecatedVersions")
             data__deprecatedVersions = data["deprecatedVersions"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_versions(data__deprecatedVersions, custom_formats, (name_prefix or "data") + ".deprecatedVersions")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_versions(data__deprecatedVersions, custom_formats, name_prefix)
         if "fields" in data_keys:
             data_keys.remove("fields")
             data__fields = data["fields"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_fieldlist(data__fields, custom_formats, (name_prefix or "data") + ".fields")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_fieldlist(data__fields, custom_formats, name_prefix)
         if data_keys:
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'object', 'additionalProperties': False, 'required': ['name'], 'properties': {'name': {'type': ['string', 'number', 'boolean', 'null'], 'x-message': 'must be a string'}, 'versions': {'type': ['string', 'number', 'boolean', 'null'], 'x-message': 'must be a version range string such as "0+", "1-3", "5" or "none"'}, 'deprecatedVersions': {'type': ['string', 'number', 'boolean', 'null'], 'x-message': 'must be a version range string such as "0+", "1-3", "5" or "none"'}, 'fields': {'description': 'The fields, in wire order.', 'x-message': 'must be a list of field objects', 'anyOf': [{'type': 'array', 'items': {'$ref': '#/$defs/field'}}, {'$ref': '#/$defs/field'}, {'type': 'null'}]}}}, rule='additionalProperties')
     return data
@@ -187,12 +187,12 @@ def validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_fieldli
             if data_is_list:
                 data_len = len(data)
                 for data_x, data_item in enumerate(data):
-                    validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_field(data_item, custom_formats, (name_prefix or "data") + "[{data_x}]".format(**locals()))
+                    validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_field(data_item, custom_formats, name_prefix)
             data_any_of_count3 += 1
         except (JsonSchemaValueException, JsonSchemaValuesException): pass
     if not data_any_of_count3:
         try:
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_field(data, custom_formats, (name_prefix or "data") + "")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_field(data, custom_formats, name_prefix)
             data_any_of_count3 += 1
         except (JsonSchemaValueException, JsonSchemaValuesException): pass
     if not data_any_of_count3:
@@ -217,59 +217,59 @@ def validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_field(d
         if "name" in data_keys:
             data_keys.remove("name")
             data__name = data["name"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_text(data__name, custom_formats, (name_prefix or "data") + ".name")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_text(data__name, custom_formats, name_prefix)
         if "type" in data_keys:
             data_keys.remove("type")
             data__type = data["type"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_text(data__type, custom_formats, (name_prefix or "data") + ".type")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_text(data__type, custom_formats, name_prefix)
         if "versions" in data_keys:
             data_keys.remove("versions")
             data__versions = data["versions"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_versions(data__versions, custom_formats, (name_prefix or "data") + ".versions")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_versions(data__versions, custom_formats, name_prefix)
         if "fields" in data_keys:
             data_keys.remove("fields")
             data__fields = data["fields"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_fieldlist(data__fields, custom_formats, (name_prefix or "data") + ".fields")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_fieldlist(data__fields, custom_formats, name_prefix)
         if "mapKey" in data_keys:
             data_keys.remove("mapKey")
             data__mapKey = data["mapKey"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_boolean(data__mapKey, custom_formats, (name_prefix or "data") + ".mapKey")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_boolean(data__mapKey, custom_formats, name_prefix)
         if "nullableVersions" in data_keys:
             data_keys.remove("nullableVersions")
             data__nullableVersions = data["nullableVersions"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_versions(data__nullableVersions, custom_formats, (name_prefix or "data") + ".nullableVersions")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_versions(data__nullableVersions, custom_formats, name_prefix)
         if "default" in data_keys:
             data_keys.remove("default")
             data__default = data["default"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_text(data__default, custom_formats, (name_prefix or "data") + ".default")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_text(data__default, custom_formats, name_prefix)
         if "ignorable" in data_keys:
             data_keys.remove("ignorable")
             data__ignorable = data["ignorable"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_boolean(data__ignorable, custom_formats, (name_prefix or "data") + ".ignorable")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_boolean(data__ignorable, custom_formats, name_prefix)
         if "entityType" in data_keys:
             data_keys.remove("entityType")
             data__entityType = data["entityType"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_entitytype(data__entityType, custom_formats, (name_prefix or "data") + ".entityType")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_entitytype(data__entityType, custom_formats, name_prefix)
         if "about" in data_keys:
             data_keys.remove("about")
             data__about = data["about"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_text(data__about, custom_formats, (name_prefix or "data") + ".about")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_text(data__about, custom_formats, name_prefix)
         if "taggedVersions" in data_keys:
             data_keys.remove("taggedVersions")
             data__taggedVersions = data["taggedVersions"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_versions(data__taggedVersions, custom_formats, (name_prefix or "data") + ".taggedVersions")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_versions(data__taggedVersions, custom_formats, name_prefix)
         if "flexibleVersions" in data_keys:
             data_keys.remove("flexibleVersions")
             data__flexibleVersions = data["flexibleVersions"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_versions(data__flexibleVersions, custom_formats, (name_prefix or "data") + ".flexibleVersions")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_versions(data__flexibleVersions, custom_formats, name_prefix)
         if "tag" in data_keys:
             data_keys.remove("tag")
             data__tag = data["tag"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_int(data__tag, custom_formats, (name_prefix or "data") + ".tag")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_int(data__tag, custom_formats, name_prefix)
         if "zeroCopy" in data_keys:
             data_keys.remove("zeroCopy")
             data__zeroCopy = data["zeroCopy"]
-            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_boolean(data__zeroCopy, custom_formats, (name_prefix or "data") + ".zeroCopy")
+            validate_https___krpc_lint_dev_schema_kafka_message_spec_json___defs_boolean(data__zeroCopy, custom_formats, name_prefix)
         if data_keys:
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'object', 'additionalProperties': False, 'required': ['name', 'type'], 'properties': {'name': {'type': ['string', 'number', 'boolean', 'null'], 'x-message': 'must be a string'}, 'type': {'type': ['string', 'number', 'boolean', 'null'], 'x-message': 'must be a string'}, 'versions': {'type': ['string', 'number', 'boolean', 'null'], 'x-message': 'must be a version range string such as "0+", "1-3", "5" or "none"'}, 'fields': {'description': 'The fields, in wire order.', 'x-message': 'must be a list of field objects', 'anyOf': [{'type': 'array', 'items': {'$ref': '#/$defs/field'}}, {'$ref': '#/$defs/field'}, {'type': 'null'}]}, 'mapKey': {'x-message': 'must be a boolean (true/false, or one of the strings true, True, TRUE, false, False, FALSE)', 'anyOf': [{'type': ['boolean', 'integer', 'null']}, {'enum': ['true', 'True', 'TRUE', 'false', 'False', 'FALSE', '']}]}, 'nullableVersions': {'type': ['string', 'number', 'boolean', 'null'], 'x-message': 'must be a version range string such as "0+", "1-3", "5" or "none"'}, 'default': {'type': ['string', 'number', 'boolean', 'null'], 'x-message': 'must be a string'}, 'ignorable': {'x-message': 'must be a boolean (true/false, or one of the strings true, True, TRUE, false, False, FALSE)', 'anyOf': [{'type': ['boolean', 'integer', 'null']}, {'enum': ['true', 'True', 'TRUE', 'false', 'False', 'FALSE', '']}]}, 'entityType': {'enum': ['unknown', 'transactionalId', 'producerId', 'groupId', 'topicName', 'brokerId', None]}, 'about': {'type': ['string', 'number', 'boolean', 'null'], 'x-message': 'must be a string'}, 'taggedVersions': {'type': ['string', 'number', 'boolean', 'null'], 'x-message': 'must be a version range string such as "0+", "1-3", "5" or "none"'}, 'flexibleVersions': {'type': ['string', 'number', 'boolean', 'null'], 'x-message': 'must be a version range string such as "0+", "1-3", "5" or "none"'}, 'tag': {'x-message': 'must be an integer', 'anyOf': [{'type': 'integer', 'minimum': -2147483648, 'maximum': 2147483647}, {'type': 'number', 'minimum': -2147483648, 'maximum': 2147483647}, {'type': 'string', 'pattern': '^\\s*([+-]?[0-9]+)?\\s*$'}, {'type': 'null'}]}, 'zeroCopy': {'x-message': 'must be a boolean (true/false, or one of the strings true, True, TRUE, false, False, FALSE)', 'anyOf': [{'type': ['boolean', 'integer', 'null']}, {'enum': ['true', 'True', 'TRUE', 'false', 'False', 'FALSE', '']}]}}}, rule='additionalProperties')
     return data
