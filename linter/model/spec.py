@@ -23,6 +23,12 @@ from linter.parse.jsonc import Path
 _parse_versions = lru_cache(maxsize=4096)(Versions.parse)  # specs repeat "0+" thousands of times
 _parse_type = lru_cache(maxsize=4096)(FieldType.parse)
 
+
+@lru_cache(maxsize=4096)
+def _versions_prop(text: str | None, default: Versions | None) -> VersionsProp:
+    """The immutable property of a version text, shared by every field that writes it the same way."""
+    return VersionsProp(text, _parse_versions(text, default))
+
 MESSAGE_TYPES = ("request", "response", "header", "data", "metadata", "coordinator-key", "coordinator-value")
 RPC_TYPES = ("request", "response")
 COORDINATOR_TYPES = ("coordinator-key", "coordinator-value")
@@ -217,9 +223,9 @@ class _Builder:
     def versions(self, raw: dict[str, Any], key: str, path: Path, default: Versions | None) -> VersionsProp:
         if key not in raw:
             return _ABSENT[default]
-        text = self.bound(as_string, raw, key)
+        text = self.text(raw, key)
         try:
-            return VersionsProp(text, _parse_versions(text, default))
+            return _versions_prop(text, default)
         except VersionsError as exc:
             self.issue("version-syntax", (*path, key), f'invalid {key} "{shown(text or "")}": {exc}')
             return VersionsProp(text, None)
