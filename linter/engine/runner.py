@@ -142,14 +142,15 @@ def _siblings(paths: Sequence[str | os.PathLike], files: list[Path], complete: s
     done: set[Path] = set(complete)
     found: list[Path] = []
     for path in named:
-        parent = path.resolve().parent
-        if parent in done:
+        directory = Path(os.path.dirname(path) or ".").resolve()
+        if directory in done:
             continue
-        done.add(parent)
-        for sibling in map(Path, siblings(str(path))):
-            if sibling.resolve() not in seen:
-                seen.add(sibling.resolve())
-                found.append(sibling)
+        done.add(directory)
+        for sibling in siblings(str(path)):
+            resolved = directory / os.path.basename(sibling)  # a sibling is a regular file there, never a link
+            if resolved not in seen:
+                seen.add(resolved)
+                found.append(Path(sibling))
     return found
 
 
