@@ -2,21 +2,32 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+CORE   := $(VENV)/.installed-core
+TESTS  := $(VENV)/.installed-test
 
-.PHONY: run test install bench docs clean
+.PHONY: run test install install-test bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): $(BIN)/python pyproject.toml setup.py linter/codec/_speedups.c
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
-	$(BIN)/python -m compileall -q linter  # an editable install leaves no bytecode: every start would compile
-	touch $(STAMP)
+# pip's own warnings and setuptools' editable-install notice are noise here; errors still print.
+PIP    := PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet --quiet --disable-pip-version-check
 
-install: $(STAMP)
+# The core (what `make run` needs: ~65 MB, seconds); the test extras (PySpark, pyarrow, pytest...) only
+# for `make test`.
+$(CORE): $(BIN)/python pyproject.toml setup.py linter/codec/_speedups.c
+	$(PIP) -e .
+	$(BIN)/python -m compileall -q linter  # an editable install leaves no bytecode: every start would compile
+	touch $(CORE)
+
+$(TESTS): $(CORE)
+	$(PIP) -e '.[test]'
+	touch $(TESTS)
+
+install: $(CORE)
 	@$(BIN)/python -m compileall -q linter  # cheap when up to date; new or edited modules get their bytecode
+
+install-test: install $(TESTS)
 
 ## Lint the bundled fixtures (the valid ones pass, the invalid ones show every rule at work), then compare
 ## two revisions of the demo specs.
@@ -28,7 +39,7 @@ run: install
 	@$(BIN)/krpc-lint compat --profile strict fixtures/compat/demo/old fixtures/compat/demo/new; test $$? -eq 1
 
 ## The whole test suite (uses ../shared when present; CI=true makes its absence a failure).
-test: install
+test: install-test
 	$(BIN)/python -m pytest
 
 bench: install
