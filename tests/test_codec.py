@@ -6,6 +6,7 @@ import json
 import uuid
 
 import pytest
+from pathlib import Path
 
 from linter.codec import UNKNOWN_TAGS, Codec, DecodeError, EncodeError, SpecError
 
@@ -204,8 +205,14 @@ def test_hostile_field_names_are_just_keys(tmp_path):
 
 def test_specs_with_errors_are_refused(tmp_path):
     (tmp_path / "Bad.json").write_text('{"name": "Bad", "type": "data", "validVersions": "0+", "fields": []}')
-    with pytest.raises(SpecError, match="KL203"):
+    with pytest.raises(SpecError, match=r"1 spec file has errors .*\(first: Bad.json:1:1 KL20") as refused:
         Codec.load(tmp_path)
+    assert "\n" not in str(refused.value) and "--allow-invalid" in str(refused.value)
+    (tmp_path / "Good.json").write_text('{"name": "Good", "type": "data", "validVersions": "0", '
+                                        '"flexibleVersions": "0+", "fields": []}')
+    loaded = Codec.load(tmp_path, allow_invalid=True)
+    assert loaded.names == ["Good"] and [Path(p).name for p in loaded.skipped] == ["Bad.json"]
+    assert Codec.load(tmp_path / "Good.json").skipped == ()
     with pytest.raises(SpecError, match="no such file"):
         Codec.load(tmp_path / "missing")
 

@@ -95,8 +95,8 @@ def kafka(trunk: str, monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 @lru_cache(maxsize=2)
-def _cached_load(*paths: str) -> Codec:
-    return _real_load(*paths)
+def _cached_load(*paths: str, allow_invalid: bool = False) -> Codec:
+    return _real_load(*paths, allow_invalid=allow_invalid)
 
 
 _real_load = Codec.load
@@ -257,7 +257,7 @@ def test_real_script_binary_pipes_and_errors():
     (("encode", "--specs", FIXTURES, "WidgetFetchRequest", "9"), "WidgetFetchRequest has no version 9"),
     (("decode", "--specs", FIXTURES, "WidgetFetchRequest", "4"), "has no version 4 (valid versions: 0-3)"),
     (("encode", "--specs", "no/such/dir", "WidgetFetchRequest", "0"), "no/such/dir: no such file or directory"),
-    (("encode", "--specs", INVALID, "WidgetFetchRequest", "0"), "the specs have"),
+    (("encode", "--specs", INVALID, "WidgetFetchRequest", "0"), "have errors Kafka's generator refuses"),
     (("decode", "--specs", FIXTURES, "WidgetFetchRequest"), "decode needs NAME and VERSION"),
     (("encode", "--specs", FIXTURES, "--frame", "WidgetSnapshot", "0"), "WidgetSnapshot is a data spec"),
     (("encode", "--specs", FIXTURES, "--frame", "WidgetFetchRequest", "0"), "needs the RequestHeader spec"),
@@ -433,3 +433,22 @@ def test_guide_python_examples_run(shared_dir, monkeypatch):
         pytest.skip("the guide's examples name ../shared; KRPC_LINT_SHARED points elsewhere")
     result = doctest.testfile(str(REPO_ROOT / "docs" / "codec.md"), module_relative=False)
     assert result.failed == 0
+
+
+def test_allow_invalid_skips_only_the_broken_specs_in_one_line() -> None:
+    """Issue 15: Kafka's own 2.8.0 specs hold 30 files its later generators refuse; without the flag the
+    refusal is one line, with it the rest decode and the skipped files are one line on stderr."""
+    from conftest import require_shared
+
+    specs = str(require_shared("kafka-specs", "2.8.0"))
+    refused = script("decode", "--specs", specs, "FetchRequest", "4", input=b"00")
+    assert refused.returncode == 2 and len(refused.stderr.splitlines()) == 1
+    assert b"30 spec files have errors" in refused.stderr and b"--allow-invalid" in refused.stderr
+    request = {"replicaId": -1, "maxWaitMs": 500, "minBytes": 1, "maxBytes": 1000, "isolationLevel": 0, "topics": []}
+    encoded = script("encode", "--specs", specs, "--allow-invalid", "FetchRequest", "4",
+                     input=json.dumps(request).encode())
+    assert encoded.returncode == 0, encoded.stderr
+    decoded = script("decode", "--specs", specs, "--allow-invalid", "FetchRequest", "4", input=encoded.stdout)
+    assert decoded.returncode == 0 and json.loads(decoded.stdout) == request
+    assert decoded.stderr.decode().startswith("krpc-lint: skipped 30 spec files with errors (--allow-invalid): ")
+    assert len(decoded.stderr.splitlines()) == 1

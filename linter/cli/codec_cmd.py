@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
 
+from linter.cli.common import ALLOW_INVALID_HELP, skipped_line  # click only
 from linter.parse.files import MAX_INPUT_BYTES, InputError, open_regular, read_capped
 
 if TYPE_CHECKING:
@@ -53,10 +54,14 @@ class _BadInput(ValueError):
 def _load(specs: str) -> Codec:
     from linter.codec import Codec, SpecError
 
+    allow_invalid = bool(click.get_current_context().meta.get(_ALLOW_INVALID))
     try:
-        return Codec.load(specs)
+        codec = Codec.load(specs, allow_invalid=allow_invalid)
     except SpecError as exc:
         raise _error(str(exc)) from None
+    if codec.skipped:
+        click.echo(skipped_line(codec.skipped), err=True)
+    return codec
 
 
 def _spec(codec: Codec, name: str) -> MessageSpec:
@@ -209,9 +214,20 @@ def _fail(exc: CodecError) -> click.ClickException:
 
 # --- the commands ---------------------------------------------------------------------------------
 
-specs_option = click.option(
-    "--specs", required=True, type=click.Path(), metavar="DIR",
-    help="The message specs: a spec file or a directory searched for *.json.")
+_ALLOW_INVALID = "krpc-lint.allow-invalid"
+
+
+def _remember_allow_invalid(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    ctx.meta[_ALLOW_INVALID] = value
+
+
+def specs_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--specs DIR`` and ``--allow-invalid`` (kept in the context for ``_load``, not a parameter of each
+    command)."""
+    command = click.option("--allow-invalid", is_flag=True, expose_value=False, callback=_remember_allow_invalid,
+                           help=ALLOW_INVALID_HELP)(command)
+    return click.option("--specs", required=True, type=click.Path(), metavar="DIR",
+                        help="The message specs: a spec file or a directory searched for *.json.")(command)
 input_option = click.option(
     "--input", "-i", "input_file", type=click.Path(dir_okay=False, allow_dash=True), default=None, metavar="FILE",
     help="Read this file instead of standard input.")

@@ -30,6 +30,18 @@ class InternalError(CliError):
     prefix = "internal error"
 
 
+ALLOW_INVALID_HELP = ("Skip the spec files Kafka's generator would refuse (their count and names go to stderr in one "
+                      "line) instead of refusing them all.")
+
+
+def skipped_line(files: Iterable[str], shown: int = 5) -> str:
+    """The one stderr line that says which spec files ``--allow-invalid`` left out."""
+    names = [os.path.basename(file) for file in files]
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return (f"krpc-lint: skipped {len(names)} spec file{'s' if len(names) != 1 else ''} with errors (--allow-invalid): "
+            f"{', '.join(names[:shown])}{more}")
+
+
 def refuse_overlap(output: str, inputs: Iterable[str | os.PathLike[str] | None], what: str = "an input") -> None:
     """``parse.files.refuse_overlap`` as a usage error (exit 2), for commands that walk specs: inside an input
     directory only a path the walk would read is refused."""

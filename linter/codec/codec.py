@@ -110,20 +110,25 @@ class Codec:
         self._plans: dict[tuple[str, int], StructPlan] = {}
         self._natives: dict[str, dict[int, Any]] = {}  # compiled C plans by name, then version
 
+    skipped: tuple[str, ...] = ()  # the spec files ``load(..., allow_invalid=True)`` left out
+
     @classmethod
-    def load(cls, *paths: str | os.PathLike) -> Codec:
+    def load(cls, *paths: str | os.PathLike, allow_invalid: bool = False) -> Codec:
         """Load spec files and directories; specs with errors (``krpc-lint --profile kafka``) are refused.
 
         A spec Kafka's own generator would reject has no well-defined encoding, so ``SpecError``
-        lists the errors instead of encoding something Kafka never would.
+        says so in one line instead of encoding something Kafka never would; ``allow_invalid`` leaves
+        those files out instead (their names in ``skipped``) and loads the rest.
 
         >>> Codec.load("fixtures/valid").names[:3]
         ['BlobPushRequest', 'BlobPushResponse', 'WidgetFetchRequest']
         >>> try:
         ...     Codec.load("fixtures/invalid/KL301-field-name-pattern.json")
         ... except SpecError as exc:
-        ...     print(str(exc).splitlines()[0])
-        the specs have 1 error(s); fix them first (krpc-lint lint):
+        ...     print(str(exc)[:74])
+        1 spec file has errors Kafka's generator refuses, so its encoding is undefi
+        >>> Codec.load("fixtures/invalid/KL301-field-name-pattern.json", allow_invalid=True).skipped
+        ('fixtures/invalid/KL301-field-name-pattern.json',)
         """
         from linter.engine.config import Config
         from linter.engine.runner import UsageError, lint_with_contexts
@@ -135,11 +140,17 @@ class Codec:
         except UsageError as exc:
             raise SpecError(str(exc)) from None
         errors = [f for f in report.findings if f.severity == "error"]
-        if errors:
-            shown = "\n".join(f"  {f.path}:{f.line}:{f.col}: {f.rule} {f.message}" for f in errors[:10])
-            more = f"\n  ... and {len(errors) - 10} more" if len(errors) > 10 else ""
-            raise SpecError(f"the specs have {len(errors)} error(s); fix them first (krpc-lint lint):\n{shown}{more}")
-        return cls(ctx.message for ctx in contexts if ctx.message is not None)
+        broken = tuple(sorted({f.path for f in errors}))
+        if broken and not allow_invalid:
+            first = errors[0]
+            many = len(broken) != 1
+            raise SpecError(f"{len(broken)} spec file{'s' if many else ''} {'have' if many else 'has'} errors Kafka's "
+                            f"generator refuses, so {'their' if many else 'its'} encoding is undefined (first: "
+                            f"{os.path.basename(first.path)}:{first.line}:{first.col} {first.rule} {first.message}); "
+                            "run krpc-lint lint on the specs, or pass --allow-invalid to skip them")
+        codec = cls(ctx.message for ctx in contexts if ctx.message is not None and ctx.path not in broken)
+        codec.skipped = broken
+        return codec
 
     # --- lookup -----------------------------------------------------------------------------
 
