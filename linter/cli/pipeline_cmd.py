@@ -12,6 +12,8 @@ from typing import Any
 
 import click
 
+from linter.cli.common import ALLOW_INVALID_HELP, skipped_line
+
 MASTER_HELP = "Spark master: local[*] (default, Spark inside this process) or spark://HOST:PORT."
 AUDIT_MASTER_HELP = ("Spark master: local[*] (default, Spark inside this process) or spark://HOST:PORT. Without "
                      "it, a history of at most 200 blobs and revision pairs is audited without Spark.")
@@ -71,8 +73,9 @@ def audit_command(repo: str, out: str, refs: tuple[str, ...], paths: tuple[str, 
 @click.option("--out", required=True, type=click.Path(), help="Output directory (mismatches/, counts/).")
 @click.option("--master", default=None, metavar="URL", help=MASTER_HELP)
 @click.option("--overwrite", is_flag=True, help="Replace OUT if it exists.")
+@click.option("--allow-invalid", is_flag=True, help=ALLOW_INVALID_HELP)
 def replay_command(frames: str, old_specs: str, new_specs: str, out: str, master: str | None,
-                   overwrite: bool) -> None:
+                   overwrite: bool, allow_invalid: bool) -> None:
     """Decode captured frames under two revisions of the specs; report the frames that differ."""
     from linter.pipeline.progress import RunProgress
     from linter.pipeline.replay import replay
@@ -82,7 +85,9 @@ def replay_command(frames: str, old_specs: str, new_specs: str, out: str, master
     with RunProgress() as progress:
         progress.step(f"replaying {frames}")
         summary = _pipeline_errors(lambda: replay(frames, old_specs, new_specs, out, master=master,
-                                                  overwrite=overwrite))
+                                                  overwrite=overwrite, allow_invalid=allow_invalid))
+    if summary.skipped:
+        click.echo(skipped_line(summary.skipped), err=True)
     outcomes = ", ".join(f"{count} {outcome}" for outcome, count in summary.outcomes.items() if count)
     click.echo(f"{summary.frames} frames: {outcomes or 'none'}; {summary.frames_per_second:,.0f} frames/s "
                f"({summary.seconds} s) on {summary.master}")

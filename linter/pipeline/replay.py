@@ -402,9 +402,10 @@ class SpecTexts:
     source: str  # the path given
     files: tuple[tuple[str, bytes], ...]  # (path below the source, bytes)
     digest: str
+    allow_invalid: bool = False  # Codec.load's: skip the files Kafka's generator refuses
 
     @classmethod
-    def read(cls, path: str | Path) -> SpecTexts:
+    def read(cls, path: str | Path, allow_invalid: bool = False) -> SpecTexts:
         """Every spec file ``Codec.load(path)`` would read (a directory is searched for ``*.json``)."""
         from linter.codec import SpecError
         from linter.engine.config import Config
@@ -417,11 +418,11 @@ class SpecTexts:
             raise SpecError(str(exc)) from None
         files = tuple((file.relative_to(root).as_posix() if root.is_dir() else file.name, file.read_bytes())
                       for file in found)
-        digest = hashlib.sha256()
+        digest = hashlib.sha256(b"allow-invalid\0" if allow_invalid else b"")
         for name, data in files:
             digest.update(f"{name}\0{len(data)}\0".encode())
             digest.update(data)
-        return cls(str(path), files, digest.hexdigest())
+        return cls(str(path), files, digest.hexdigest(), allow_invalid)
 
     def codec(self) -> Codec:
         """The codec of these texts, loaded from a temporary copy of the files."""
@@ -430,7 +431,7 @@ class SpecTexts:
                 target = Path(directory, *PurePosixPath(name).parts)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
-            return Codec.load(directory)
+            return Codec.load(directory, allow_invalid=self.allow_invalid)
 
 
 _LOADED: dict[str, Revision] = {}  # per Python worker: revisions by SpecTexts.digest
@@ -579,6 +580,7 @@ class ReplaySummary:
     frames_per_second: float
     master: str
     meta: dict[str, Any] = field(default_factory=dict)
+    skipped: tuple[str, ...] = ()  # spec files --allow-invalid left out, of either revision
 
 
 # Spark reads a file in about as many splits as there are cores; more (and so smaller) splits keep
@@ -765,7 +767,8 @@ def _parquet_schema(path: Path) -> str | None:
 
 
 def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path, out: str | Path, *,
-           master: str | None = None, overwrite: bool = False, spark: SparkSession | None = None) -> ReplaySummary:
+           master: str | None = None, overwrite: bool = False, spark: SparkSession | None = None,
+           allow_invalid: bool = False) -> ReplaySummary:
     """Replay FRAMES under OLD and NEW into ``out``: ``mismatches/``, ``counts/``, ``summary.json``.
 
     ``spark``: a session to use (and leave running); otherwise one is started for ``master``.
@@ -776,8 +779,9 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
 
     if spark is None:
         require_pyspark()
-    old, new = SpecTexts.read(old_specs), SpecTexts.read(new_specs)
-    loaded(old), loaded(new)  # bad specs fail here, before any Spark work
+    old, new = SpecTexts.read(old_specs, allow_invalid), SpecTexts.read(new_specs, allow_invalid)
+    skipped = tuple(sorted({Path(name).name for texts in (old, new) for name in loaded(texts).codec.skipped}))
+    # (bad specs fail in loaded, before any Spark work)
     with tempfile.TemporaryDirectory(prefix="krpc-lint-replay-") as scratch, \
             atomic_directory(out, overwrite=overwrite, inputs=[frames_path, old_specs, new_specs]) as work_dir:
         parquet = parquet_input(frames_path, Path(scratch))  # damaged Parquet: before Spark starts
@@ -799,11 +803,11 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
         seconds = time.monotonic() - started
         total = sum(outcomes.values())
         summary = ReplaySummary(str(out), total, outcomes, total - outcomes[SAME], round(seconds, 3),
-                                round(total / seconds, 1), spark.sparkContext.master)
+                                round(total / seconds, 1), spark.sparkContext.master, skipped=skipped)
         summary.meta = {"frames_path": str(frames_path), "old_specs": old.source, "new_specs": new.source,
                         "frames": total, "outcomes": outcomes, "mismatches": summary.mismatches,
                         "seconds": summary.seconds, "frames_per_second": summary.frames_per_second,
-                        "master": summary.master}
+                        "master": summary.master, "skipped_specs": list(skipped)}
         (work_dir / "summary.json").write_text(json.dumps(summary.meta, indent=2) + "\n")
     return summary
 
