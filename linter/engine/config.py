@@ -91,6 +91,8 @@ class Config:
     cache_dir: str | None = None  # reuse findings of unchanged files (the CLI sets it; the API does not)
     allow_empty: bool = False  # a directory without specs is fine (``--allow-empty``), not a usage error
     siblings: bool = True  # a file named alone is checked with the other specs of its directory as context
+    # The selectors written in ``source`` (not those the command line added), so an unknown one names the file.
+    configured: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
 
     def with_overrides(self, **changes: Any) -> Config:
         """CLI flags: only the ones given (not None) replace the configured values.
@@ -251,12 +253,16 @@ def _from_mapping(data: dict[str, Any], file: Path) -> Config:
     baseline = data.get("baseline")
     if baseline is not None and not isinstance(baseline, str):
         raise ConfigError(f"{file}: baseline must be a file name")
+    select = _strings(data.get("select", []), "select", file)
+    ignore = _strings(data.get("ignore", []), "ignore", file)
+    severity = _severities(data.get("severity", {}), "severity", file)
     return Config(
         profile=profile,
         kafka_version=kafka_version,
-        select=_strings(data.get("select", []), "select", file),
-        ignore=_strings(data.get("ignore", []), "ignore", file),
-        severity=_severities(data.get("severity", {}), "severity", file),
+        select=select,
+        ignore=ignore,
+        severity=severity,
+        configured=frozenset((*select, *ignore, *severity)),
         fail_on=fail_on,
         exclude=_strings(data.get("exclude", []), "exclude", file),
         include=_strings(data.get("include", []), "include", file),

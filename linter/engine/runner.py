@@ -71,7 +71,9 @@ def select_rules(config: Config) -> RuleSet:
     rules = all_rules(config)
     for selector in (*config.select, *config.ignore, *config.severity):
         if not any(rule.matches(selector) for rule in rules):
-            raise UsageError(f"unknown rule selector {selector!r}")
+            where = f"{config.source}: " if config.source and selector in config.configured else ""
+            raise UsageError(f"{where}unknown rule selector {selector!r} (a rule id such as KL301, an id prefix, "
+                             "a rule name, a category or a profile)")
     chosen = [r for r in rules if config.profile in r.profiles or any(r.matches(s) for s in config.select)]
     chosen = [r for r in chosen if not any(r.matches(s) for s in config.ignore)]
     severity = {}
