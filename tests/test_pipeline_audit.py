@@ -266,3 +266,15 @@ def test_without_pyspark_the_pipeline_commands_say_how_to_install_it(tmp_path: P
     assert result.returncode == 2
     assert result.stderr == "krpc-lint: error: the pipeline needs PySpark: pip install 'krpc-lint[spark]'\n"
     assert not (tmp_path / "a").exists()
+
+
+def test_a_spark_run_prints_no_jvm_noise(history_repo: dict[str, str], tmp_path: Path) -> None:
+    """Issue 15: Spark 4's "WARNING: Using incubator modules" and "Setting default log level" reached stderr on
+    every audit and replay. A fresh process with Spark (--master), as a user runs it: stderr holds krpc-lint's
+    progress lines only."""
+    require_spark()
+    result = run_cli("audit", history_repo["repo"], "--out", str(tmp_path / "out"), "--master", "local[1]")
+    assert result.returncode == 0, result.stderr
+    assert "on local[1]" in result.stdout
+    noise = [line for line in result.stderr.splitlines() if not line.startswith("krpc-lint: ")]
+    assert noise == [], noise

@@ -11,8 +11,9 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -57,24 +58,52 @@ def _java_major(text: str) -> int | None:
         return None
 
 
+# What the JVM prints at every start that says nothing to a user: Spark 4's module notice and its advice
+# on log levels (krpc-lint turns Spark's logging off). Every other line of the JVM's stderr passes.
+NOISE = (b"WARNING: Using incubator modules", b"Setting default log level", b"To adjust logging level")
+
+
 def session(master: str | None = None, app: str = "krpc-lint") -> SparkSession:
     """A Spark session for one run; quiet, UI off, UTC, Arrow on, workers on this interpreter."""
     require_pyspark()
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
     from pyspark.sql import SparkSession
 
-    builder = (SparkSession.builder.appName(app).master(master or LOCAL)
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.session.timeZone", "UTC")
-               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-               .config("spark.python.worker.reuse", "true")
-               .config("spark.driver.bindAddress", "127.0.0.1")
-               .config("spark.driver.host", "127.0.0.1")
-               .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG_CONFIG} {JVM_OPTIONS}")
-               .config("spark.executor.extraJavaOptions", JVM_OPTIONS))
-    spark = builder.getOrCreate()
+    conf = SparkConf().setAppName(app).setMaster(master or LOCAL).setAll([
+        ("spark.ui.enabled", "false"),
+        ("spark.ui.showConsoleProgress", "false"),
+        ("spark.sql.session.timeZone", "UTC"),
+        ("spark.sql.execution.arrow.pyspark.enabled", "true"),
+        ("spark.python.worker.reuse", "true"),
+        ("spark.driver.bindAddress", "127.0.0.1"),
+        ("spark.driver.host", "127.0.0.1"),
+        ("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG_CONFIG} {JVM_OPTIONS}"),
+        ("spark.executor.extraJavaOptions", JVM_OPTIONS),
+    ])
+    if SparkSession.getActiveSession() is None and SparkContext._active_spark_context is None:
+        gateway = launch_gateway(conf, popen_kwargs={"stderr": subprocess.PIPE})
+        _forward_stderr(gateway.proc.stderr)
+        SparkContext(conf=conf, gateway=gateway)
+    spark = SparkSession.builder.config(conf=conf).getOrCreate()
     spark.sparkContext.setLogLevel("OFF")  # a failure reaches the user as one line (replay.spark_reason), never a Java trace
     return spark
+
+
+def _forward_stderr(stream: BinaryIO) -> None:
+    """Copy the JVM's stderr to ours, line by line, without ``NOISE`` (a thread: it runs as long as the JVM)."""
+    def forward() -> None:
+        out = sys.stderr.buffer if hasattr(sys.stderr, "buffer") else None
+        for line in iter(stream.readline, b""):
+            if line.startswith(NOISE):
+                continue
+            if out is not None:
+                out.write(line)
+                out.flush()
+            else:
+                sys.stderr.write(line.decode("utf-8", "replace"))
+
+    threading.Thread(target=forward, name="krpc-lint-jvm-stderr", daemon=True).start()
