@@ -15,7 +15,7 @@ from linter.codec.errors import CodecError
 from linter.compat.diff import WIRE, Change, MessageDiff, Witness, reuse_message
 from linter.compat.layout import MAX_DEPTH, LayoutBuilder, LayoutError
 from linter.compat.revision import Revision
-from linter.compat.witness import HEADER_NAMES, CrossCodec, Headers
+from linter.compat.witness import HEADER_NAMES, CrossCodec, Headers, attribute, cause_of
 from linter.model.defaults import DefaultError, parse_default
 from linter.model.spec import MessageSpec
 from linter.model.versions import NONE, shown
@@ -228,7 +228,8 @@ def _reused(pair: PairResult, removed: MessageSpec | None, witnesses: bool) -> N
     change = Change("api-key-reused", WIRE, pair.new.name or "?", reuse_message(removed, pair.new),
                     tuple(pair.new.versions), json_path=("apiKey",))
     if witnesses and change.versions:
-        change = replace(change, witness=_reuse_witness(removed, pair.new, change.versions[0]))
+        witness = _reuse_witness(removed, pair.new, change.versions[0])
+        change = replace(change, witness=attribute(witness, cause_of(change, removed, pair.new)))
     pair.changes.append(change)
 
 
@@ -281,7 +282,8 @@ def _prove(pair: PairResult, changes: list[Change], diff: MessageDiff, witnesses
     out = []
     for change in changes:
         if witnesses and change.category == WIRE and change.versions:
-            change = replace(change, witness=_witness_for(change, cross, pair, diff, seed, found))
+            witness = _witness_for(change, cross, pair, diff, seed, found)  # shared by the changes at its version
+            change = replace(change, witness=attribute(witness, cause_of(change, pair.old, pair.new)))
         out.append(change)
     if cross_check:
         out.extend(_cross_check(pair, changes, diff, cross, cross_check, seed))

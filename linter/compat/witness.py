@@ -11,27 +11,153 @@ wire order (names must agree, allowing for known renames; wrapper structs that a
 non-flexible version inlines are flattened), and every tagged field the writer actually sent
 must read back the same wherever the reader knows that field. A tag the reader does not know
 is skipped, as Kafka skips it: that loss is what ``tag-removed`` reports.
+
+The first field read differently is often not the one that changed (a retyped field upsets the
+fields after it), so a finding's witness also names its cause: ``attribute`` words every witness
+in one place, ``explain``.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from dataclasses import dataclass
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from linter.codec.codec import Codec
 from linter.codec.compiler import FieldPlan, StructPlan
 from linter.codec.errors import CodecError, DecodeError
 from linter.codec.values import identical, random_value
-from linter.compat.diff import Witness
-from linter.model.spec import MessageSpec
+from linter.compat.diff import Change, Witness
+from linter.compat.layout import MAX_DEPTH
+from linter.model.spec import FieldSpec, MessageSpec
 from linter.model.traits import header_version
 
 Flat = tuple[list[tuple[str, Any]], dict[str, tuple[bool, Any]]]
 
 
 HEADER_NAMES = ("RequestHeader", "ResponseHeader")
+# changes that move no later bytes: a tag's value is self-delimited, an apiKey is not in the body
+_NOT_SHIFTING = frozenset({"tag-reused", "tag-renumbered", "tagged-field-retyped", "api-key-changed", "api-key-reused"})
+
+
+@dataclass(frozen=True)
+class Cause:
+    """The change a witness proves, so that its text names it and not only the first field it upsets."""
+
+    field: str  # the field path as witnesses write it (``Topics[].Name``), or the spec key (``flexibleVersions``)
+    change: str  # the change in a few words, naming ``field``: ``MaxWaitMs int64 -> int32``
+    shifts: bool = True  # a body layout change: the bytes after it are read at other offsets
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """Where a value read back first means something else: a field path ("" for the message as a whole),
+    what the reader made of it, and the whole account as one phrase (the text of a witness without a cause)."""
+
+    where: str
+    detail: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Proof(Witness):
+    """A witness that knows where the bytes first read differently and, once ``attribute``d, which change
+    causes it; ``reason``/``error`` hold the text ``explain`` words from these."""
+
+    diverges_at: str | None = None  # the first field read differently; None when no one field is (trailing bytes)
+    detail: str = ""  # what the reader made of ``diverges_at``
+    observed: str = ""  # the codec's account alone: the text without a cause
+    cause: Cause | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        out["diverges_at"] = self.diverges_at
+        out["cause"] = self.cause.field if self.cause else None
+        out["cause_change"] = self.cause.change if self.cause else None
+        return out
+
+
+def explain(observed: str, at: str | None, detail: str, cause: Cause | None) -> str:
+    """The one place a witness is worded: the change that causes it, then where the bytes first read
+    differently (the codec's account alone when the cause is unknown, as for a cross-check)."""
+    if cause is None:
+        return observed
+    if not at:
+        return f"{cause.change}{' shifts the bytes' if cause.shifts else ''}: {observed}"
+    plain = re.sub(r"\[\d+\]", "[]", at)
+    if plain == cause.field:
+        return f"{cause.change}; the first field read differently is {at} itself: {detail}"
+    inside = plain.startswith((cause.field + ".", cause.field + "[]"))
+    shift = " shifts the bytes" if cause.shifts and not inside else ""
+    return f"{cause.change}{shift}; the first field read differently is {at}: {detail}"
+
+
+def attribute(witness: Witness | None, cause: Cause | None) -> Witness | None:
+    """The witness of one finding: a search's witness is shared by the changes at its version, so the
+    cause is attached per finding, and the text is worded again from the codec's account."""
+    if witness is None:
+        return None
+    proof = witness if isinstance(witness, Proof) else as_proof(witness)
+    text = explain(proof.observed, proof.diverges_at, proof.detail, cause)
+    return replace(proof, cause=cause, **({"error": text} if proof.error is not None else {"reason": text}))
+
+
+def as_proof(witness: Witness) -> Proof:
+    """A plain witness (an apiKey's, a frame's) as a ``Proof`` whose account is its text."""
+    kept = {f.name: getattr(witness, f.name) for f in fields(Witness)}
+    return Proof(**kept, observed=witness.error or witness.reason)
+
+
+def cause_of(change: Change, old: MessageSpec | None, new: MessageSpec | None) -> Cause | None:
+    """What a finding is about, from where it points (``json_path``) and its message; ``None`` when it
+    points nowhere (a cross-check divergence: its cause is what is unknown)."""
+    spec = old if change.side == "old" else new
+    if not change.json_path or spec is None:
+        return None
+    candidates = list(field_paths(spec, change.json_path)) or [str(change.json_path[0])]
+    named = [c for c in candidates if re.search(rf"(?<![\w.\[\]]){re.escape(c)}(?![\w\[])", change.message)]
+    field = (named or candidates)[0]
+    words = summary(change.message, field)
+    if field not in words:
+        words = f"{words} ({field})"
+    return Cause(field, words, change.rule not in _NOT_SHIFTING)
+
+
+def summary(message: str, field: str) -> str:
+    """A finding's message in a few words: ``F: a -> b`` as ``F a -> b``; the explanation after ``; `` or
+    ``: `` and a closing parenthesis are left to the finding (``fields reordered: A, B -> B, A`` stays)."""
+    if message.startswith(field + ": "):
+        message = f"{field} {message[len(field) + 2:]}"
+    head, _, tail = message.split("; ")[0].partition(": ")
+    if " -> " not in head and " -> " in tail.split(": ")[0]:
+        head = f"{head}: {tail.split(': ')[0]}"
+    return re.sub(r" \([^()]*\)$", "", head)
+
+
+def field_paths(spec: MessageSpec, json_path: tuple, budget: int = 10_000) -> Iterator[str]:
+    """The field ``json_path`` points into, named as witnesses name fields (``Topics[].Name``): one name
+    per use of the common struct it may lie in. Common structs are entered only for a path into one, once
+    per branch (no cycles); ``MAX_DEPTH`` and ``budget`` (fields visited) bound what a hostile spec costs."""
+    commons = {struct.name: struct for struct in spec.common_structs} if json_path[:1] == ("commonStructs",) else {}
+    left = [budget]
+
+    def on_path(field: FieldSpec) -> bool:
+        return tuple(json_path[:len(field.path)]) == tuple(field.path)
+
+    def walk(specs: tuple[FieldSpec, ...], prefix: str, entered: frozenset[str]) -> Iterator[str]:
+        for field in specs:
+            left[0] -= 1
+            if left[0] < 0 or prefix.count(".") > MAX_DEPTH or not (commons or on_path(field)):
+                continue
+            where, inner, kind, inside = prefix + (field.name or "?"), field.fields, field.type, entered
+            if not inner and kind is not None and kind.name in commons and kind.name not in entered:
+                inner, inside = commons[kind.name].fields, entered | {kind.name}
+            below = list(walk(inner, where + ("[]." if kind is not None and kind.is_array else "."), inside))
+            yield from below or ([where] if on_path(field) else [])  # the deepest field on the path
+
+    return walk(spec.struct.fields, "", frozenset())
 
 
 @dataclass(frozen=True)
@@ -74,19 +200,22 @@ class CrossCodec:
         try:
             decoded = r_codec.decode(r_name, r_version, data)
         except DecodeError as exc:
-            return self._witness(version, writer, data, value, None, error=str(exc))
+            failed = Divergence(exc.path, str(exc), str(exc))
+            return self._witness(version, writer, data, value, None, failed, error=True)
         written = flatten(w_codec.plan(w_name, w_version), value)
         read = flatten(r_codec.plan(r_name, r_version), decoded)
-        reason = Comparison(self.renames, old_writes=writer == "old").divergence(written, read)
-        if reason is None:
+        found = Comparison(self.renames, old_writes=writer == "old").divergence(written, read)
+        if found is None:
             return None
-        return self._witness(version, writer, data, value, decoded, reason=reason)
+        return self._witness(version, writer, data, value, decoded, found)
 
-    def _witness(self, version: int, writer: str, data: bytes, written: Any, read: Any, *,
-                 error: str | None = None, reason: str = "") -> Witness:
+    def _witness(self, version: int, writer: str, data: bytes, written: Any, read: Any, found: Divergence,
+                 error: bool = False) -> Proof:
         reader = "new" if writer == "old" else "old"
         shown = {writer: self._json(writer, version, written), reader: self._json(reader, version, read)}
-        return Witness(version, writer, data.hex(), shown["old"], shown["new"], error, reason)
+        text = {"error": found.text} if error else {"reason": found.text}
+        return Proof(version, writer, data.hex(), shown["old"], shown["new"], **text,
+                     diverges_at=found.where or None, detail=found.detail, observed=found.text)
 
     def _json(self, side: str, version: int, value: Any) -> Any:
         if value is None:
@@ -169,15 +298,16 @@ class Comparison:
         self.renames = renames if old_writes else {(path, new): old for (path, old), new in renames.items()}
         self.old_writes = old_writes
 
-    def divergence(self, written: Flat, read: Flat, path: str = "") -> str | None:
+    def divergence(self, written: Flat, read: Flat, path: str = "") -> Divergence | None:
         """Where a value read back means something else than the value written, or ``None``."""
         w_regular, w_tagged = written
         r_regular, r_tagged = read
         if len(w_regular) != len(r_regular):
-            return f"{path or 'the message: '}{len(w_regular)} fields written, {len(r_regular)} read"
+            detail = f"{len(w_regular)} fields written, {len(r_regular)} read"
+            return Divergence(path.rstrip("."), detail, f"{path.rstrip('.') or 'the message'}: {detail}")
         for (w_name, w_value), (r_name, r_value) in zip(w_regular, r_regular):
             if self._renamed(path, w_name) != r_name:
-                return f"{path}{w_name} is read as {r_name}"
+                return Divergence(path + w_name, f"read as {r_name}", f"{path}{w_name} is read as {r_name}")
             found = self._values(w_value, r_value, self._nested_path(path, w_name, r_name))
             if found:
                 return found
@@ -196,12 +326,13 @@ class Comparison:
     def _nested_path(self, path: str, w_name: str, r_name: str) -> str:
         return f"{path}{r_name if self.old_writes else w_name}"
 
-    def _values(self, written: Any, read: Any, where: str) -> str | None:
+    def _values(self, written: Any, read: Any, where: str) -> Divergence | None:
         if isinstance(written, tuple) and isinstance(read, tuple):
             return self.divergence(written, read, where + ".")
         if isinstance(written, list) and isinstance(read, list) and written and isinstance(written[0], tuple):
             if len(written) != len(read):
-                return f"{where}: {len(written)} elements written, {len(read)} read"
+                detail = f"{len(written)} elements written, {len(read)} read"
+                return Divergence(where, detail, f"{where}: {detail}")
             for w_item, r_item in zip(written, read):
                 found = self._values(w_item, r_item, where + "[]")
                 if found:
@@ -209,7 +340,8 @@ class Comparison:
             return None
         if identical(written, read):
             return None
-        return f"{where}: wrote {_short(written)}, read {_short(read)}"
+        detail = f"wrote {_short(written)}, read {_short(read)}"
+        return Divergence(where, detail, f"{where}: {detail}")
 
 
 def _short(value: Any) -> str:
