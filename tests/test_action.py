@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, require_shared
 from gitrepo import commit, git, init_repo, isolate_git, write
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -295,3 +295,84 @@ def test_release_tags_decide_what_shipped(runner: Runner, tmp_path: Path) -> Non
     assert result.returncode == 1, result.stdout + result.stderr
     assert "this shallow checkout has no release tags" in runner.summary.read_text()
     assert runner.check("pull_request", event, released="auto").returncode == 2  # auto requires tags
+
+
+def _bad_spec_in_the_base_then_a_safe_change(runner: Runner, tmp_path: Path) -> dict[str, Any]:
+    """The base already holds a bad spec (KL301, an error); the pull request only reverts a retype elsewhere."""
+    _specs(runner.repo, DEMO / "old")
+    write(runner.repo, f"{SPEC_DIR}/TenantQuota.json", BAD_SPEC.read_text())
+    commit(runner.repo, "base")
+    base = git(runner.repo, "rev-parse", "HEAD").strip()
+    _specs(runner.repo, _retype_reverted(tmp_path))
+    commit(runner.repo, "head")
+    return {"pull_request": {"number": 9, "base": {"sha": base, "ref": "main"},
+                             "head": {"sha": git(runner.repo, "rev-parse", "HEAD").strip()}}}
+
+
+def test_lint_scope_changed_shows_and_fails_on_the_changed_files_only(runner: Runner, tmp_path: Path) -> None:
+    event = _bad_spec_in_the_base_then_a_safe_change(runner, tmp_path)
+    result = runner.check("pull_request", event, sarif_file="k.sarif")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "TenantQuota.json" not in result.stdout
+    assert "1 more lint finding in files this change does not touch (lint-scope: all shows them)." in result.stdout
+    summary = runner.summary.read_text()
+    assert summary.startswith("## krpc-lint\n\n✅ Passes at `error`.")
+    base = event["pull_request"]["base"]["sha"][:12]
+    assert f"- **lint** of the files changed since `{base}`: All checks passed: 2 files.\n" in summary
+    assert ("- 1 more lint finding in files this change does not touch (lint-scope: all shows them).\n"
+            in summary)
+    assert "TenantQuota.json" not in summary + (runner.repo / "k.sarif").read_text()
+    assert runner.outputs()["failed"] == "false"
+
+    result = runner.check("pull_request", event, lint_scope="all")
+    assert result.returncode == 1, result.stdout + result.stderr
+    summary = runner.summary.read_text()
+    assert "KL301 [field-name-pattern]" in summary and "does not touch" not in summary
+    assert runner.check("pull_request", event, lint_scope="some").returncode == 2
+    assert "lint-scope must be one of changed, all, not 'some'" in runner.check(
+        "pull_request", event, lint_scope="some").stdout
+
+
+def test_lint_scope_changed_lints_everything_without_a_base(runner: Runner) -> None:
+    _specs(runner.repo, DEMO / "new")
+    write(runner.repo, f"{SPEC_DIR}/TenantQuota.json", BAD_SPEC.read_text())
+    commit(runner.repo, "specs")
+    assert runner.check("workflow_dispatch", {}).returncode == 1
+    summary = runner.summary.read_text()
+    assert "KL301 [field-name-pattern]" in summary and "does not touch" not in summary
+
+
+def test_an_about_edit_in_a_clone_of_kafkas_history_shows_only_its_finding(runner: Runner, tmp_path: Path) -> None:
+    """Acceptance (issue 15): a pull request that edits an `about` of FetchRequest.json (and leaves the key
+    repeated, one warning) lists only that file's finding; the summary counts the rest of Kafka's tree."""
+    bundle = require_shared("kafka-history", "kafka-json.bundle")
+    runner.repo = tmp_path / "kafka"
+    git(tmp_path, "clone", "-q", str(bundle), str(runner.repo))
+    base = git(runner.repo, "rev-parse", "HEAD").strip()
+    git(runner.repo, "checkout", "-q", "-b", "reword-max-wait")
+    fetch = runner.repo / SPEC_DIR / "FetchRequest.json"
+    about = '"about": "The maximum time in milliseconds to wait for the response."'
+    assert about in fetch.read_text()
+    fetch.write_text(fetch.read_text().replace(about, f'{about},\n      "about": "How long the broker may wait."'))
+    commit(runner.repo, "reword the MaxWaitMs about")
+    event = {"pull_request": {"number": 17000, "base": {"sha": base, "ref": "trunk"},
+                              "head": {"sha": git(runner.repo, "rev-parse", "HEAD").strip()}}}
+
+    result = runner.check("pull_request", event)
+    assert result.returncode == 0, result.stdout + result.stderr
+    annotations = [line for line in result.stdout.splitlines() if line.startswith("::") and " file=" in line]
+    assert {line.split(",")[0] for line in annotations} == {f"::warning file={SPEC_DIR}/FetchRequest.json",
+                                                            f"::notice file={SPEC_DIR}/FetchRequest.json"}
+    summary = runner.summary.read_text()
+    table = summary.split("| Severity | Location | Rule | Message |\n| --- | --- | --- | --- |\n")[1].split("\n\n")[0]
+    assert {row.split(" | ")[1].split(":")[0] for row in table.splitlines()} == {f"`{SPEC_DIR}/FetchRequest.json"}
+    assert [row for row in table.splitlines() if "KL1069" not in row] == [
+        f"| warning | `{SPEC_DIR}/FetchRequest.json:77:7` | KL005 [duplicate-key] | "
+        'key "about" repeats the one on line 76; only this last value is used |']  # and compat's about notices
+    assert (f"- **lint** of the files changed since `{base[:12]}`: Found 1 warning in 1 file.\n"
+            "- 4 more lint findings in files this change does not touch (lint-scope: all shows them).\n") in summary
+    assert f"- **compat** with `{base[:12]}` (the pull request's base): Found 2 infos in 258 files." in summary
+    assert runner.outputs()["findings"] == "3"
+
+    assert runner.check("pull_request", event, lint_scope="all").returncode == 0
+    assert "Found 5 warnings in 258 files" in runner.summary.read_text()

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from gitrepo import commit, git, init_repo, isolate_git
 from linter.cli.main import cli
 
 BAD_SPEC = ('{"name": "Example", "type": "data", "validVersions": "0", "flexibleVersions": "0+", '
@@ -136,7 +137,15 @@ def test_internal_error_without_and_with_debug(tmp_path, bad):
 def test_unknown_selector_is_a_usage_error(run, bad):
     result = run("lint", "specs", "--select", "KL999999")
     assert result.exit_code == 2
-    assert "unknown rule selector 'KL999999'" in result.stderr
+    assert "krpc-lint: error: unknown rule selector 'KL999999'" in result.stderr
+
+
+def test_an_unknown_selector_in_the_config_names_the_config(run, tmp_path, bad):
+    """Issue 15: the error did not say which file held the selector."""
+    (tmp_path / ".krpc-lint.yaml").write_text("ignore: [KL999999]\n")
+    result = run("lint", "specs")
+    assert result.exit_code == 2
+    assert f"{tmp_path / '.krpc-lint.yaml'}: unknown rule selector 'KL999999'" in result.stderr
 
 
 def test_bad_config_is_a_usage_error(run, tmp_path, bad):
@@ -307,6 +316,15 @@ def test_output_to_a_missing_directory_is_a_usage_error(run, bad):
     assert "cannot write" in result.stderr
 
 
+def test_output_file_prints_the_summary_line_to_stderr(run, tmp_path, bad, good):
+    result = run("lint", "specs", "--format", "sarif", "-o", "report.sarif")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == "Found 1 error in 1 file; wrote report.sarif\n"
+    assert json.loads((tmp_path / "report.sarif").read_text(encoding="utf-8"))["runs"]
+    result = run("lint", "good", "-o", "report.txt")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "All checks passed: 1 file; wrote report.txt\n")
+
+
 def test_colour(run, bad):
     assert "\x1b[" not in run("lint", "specs").stdout  # auto: not a terminal
     coloured = run("lint", "specs", "--color").stdout
@@ -414,3 +432,67 @@ def test_schema_prints_the_json_schema(run):
     assert "$schema" in schema
 
 
+# --- lint --changed-since ------------------------------------------------------------------
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch, run) -> Path:
+    """A repository whose last commit holds a good spec (Example.json) and a bad one (Other.json)."""
+    isolate_git(monkeypatch, tmp_path)
+    top = init_repo(tmp_path / "repo")
+    write_spec(top / "specs", GOOD_SPEC)
+    write_spec(top / "specs", BAD_SPEC.replace("Example", "Other"), "Other.json")
+    commit(top, "specs")
+    monkeypatch.chdir(top)
+    return top
+
+
+def _paths(result) -> set[str]:
+    return {Path(f["path"]).as_posix() for f in findings_of(result)}
+
+
+def test_changed_since_lints_the_changed_specs_only(run, repo):
+    assert _paths(run("lint", "--changed-since", "HEAD", "--format", "json")) == set()
+    write_spec(repo / "specs", BAD_SPEC)  # an uncommitted edit
+    write_spec(repo / "specs", BAD_SPEC.replace("Example", "New"), "New.json")  # untracked
+    result = run("lint", "--changed-since", "HEAD", "--format", "json")
+    assert result.exit_code == 1
+    assert _paths(result) == {"specs/Example.json", "specs/New.json"}  # not Other.json, unchanged and bad
+    assert json.loads(result.stdout)["summary"]["files"] == 2
+    assert _paths(run("lint", "specs/Other.json", "--changed-since", "HEAD", "--format", "json")) == set()
+    commit(repo, "edits")
+    assert _paths(run("lint", "--changed-since", "HEAD~1", "specs", "--format", "json")) == {
+        "specs/Example.json", "specs/New.json"}
+
+
+def _request(name: str, api_key: int) -> str:
+    return (f'{{"apiKey": {api_key}, "type": "request", "listeners": ["broker"], "name": "{name}", '
+            '"validVersions": "0", "flexibleVersions": "0+", "fields": []}')
+
+
+def test_changed_since_follows_renames_and_reads_the_directory_as_context(run, repo):
+    git(repo, "mv", "specs/Example.json", "specs/Renamed.json")  # staged, and edited after
+    write_spec(repo / "specs", BAD_SPEC.replace("Example", "Renamed"), "Renamed.json")
+    assert _paths(run("lint", "--changed-since", "HEAD", "--format", "json")) == {"specs/Renamed.json"}
+
+    write_spec(repo / "specs", _request("FooRequest", 900), "FooRequest.json")
+    commit(repo, "FooRequest")
+    write_spec(repo / "specs", _request("BarRequest", 900), "BarRequest.json")  # reuses Foo's apiKey
+    rules = {f["rule"] for f in findings_of(run("lint", "--changed-since", "HEAD", "--format", "json"))}
+    alone = {f["rule"] for f in findings_of(run("lint", "--changed-since", "HEAD", "--no-siblings",
+                                                "--format", "json"))}
+    assert "KL702" in rules and "KL702" not in alone
+
+
+def test_changed_since_a_bad_ref_or_no_repository_is_a_one_line_usage_error(run, repo, tmp_path, monkeypatch):
+    result = run("lint", "--changed-since", "no-such-branch", "specs")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("krpc-lint: error: unknown git revision 'no-such-branch'")
+    assert result.stderr.count("\n") == 1
+    outside = tmp_path / "outside"
+    write_spec(outside)
+    monkeypatch.chdir(outside)
+    result = run("lint", "--changed-since", "HEAD", ".")
+    assert result.exit_code == 2
+    assert "needs a git repository" in result.stderr and result.stderr.count("\n") == 1
+    assert run("lint").exit_code == 2  # PATHS are needed without --changed-since

@@ -1,13 +1,17 @@
 """The GitHub Action (``action.yml``): lint and compat in one step, for a pull request or a push.
 
 ``action.yml`` runs ``python -m linter.cli.action`` with its inputs in ``INPUT_PATHS``,
-``INPUT_AGAINST``, ``INPUT_RELEASED``, ``INPUT_FAIL_ON``, ``INPUT_CONFIG`` and ``INPUT_SARIF_FILE``, in the
+``INPUT_AGAINST``, ``INPUT_RELEASED``, ``INPUT_FAIL_ON``, ``INPUT_CONFIG``, ``INPUT_SARIF_FILE`` and
+``INPUT_LINT_SCOPE``, in the
 checkout (the working directory). The run's context comes from what every runner sets:
 ``GITHUB_EVENT_NAME``/``GITHUB_EVENT_PATH`` (the base to compare against), ``GITHUB_STEP_SUMMARY``
 (the Markdown job summary) and ``GITHUB_OUTPUT`` (the step's outputs).
 
 What it prints: one workflow command per finding (``::error file=...,line=...,col=...``), so
 findings appear inline on the pull request's diff, then the text reports in collapsed groups.
+With ``lint-scope: changed`` (the default) and a base, lint findings are those of the spec files changed
+since the base (as reviewdog and buf report): the rest of the tree is a count in the summary, so a
+reviewer sees what the change touches, and only that (with compat) decides the exit code.
 Exit codes as the CLI's: 0, 1 when a finding reaches the fail level, 2 for a usage error.
 """
 
@@ -16,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -25,16 +29,17 @@ from linter.compat.api import compare_result
 from linter.compat.changelog import Changelog, changelog
 from linter.compat.releases import resolve_released
 from linter.compat.report import compat_ruleset, to_report
-from linter.compat.sources import SourceError, against, check_ref, first_line, run_git
+from linter.compat.sources import SourceError, against, changed_files, check_ref, first_line, run_git
 from linter.engine.config import Config, ConfigError, load_config
 from linter.engine.findings import Finding, Report
 from linter.engine.levels import SEVERITIES
-from linter.engine.runner import UsageError, lint, select_rules
+from linter.engine.runner import UsageError, collect_files, lint, select_rules
 from linter.report.formats import escape_data, render_github, render_sarif, render_text, rule_label, summary_line
 
 NO_COMMIT = "0" * 40
 MAX_TABLE_ROWS = 300
 MAX_CHANGELOG_CHARS = 200_000  # the job summary is capped at 1 MiB per step
+LINT_SCOPES = ("changed", "all")
 
 
 class ActionError(Exception):
@@ -51,16 +56,20 @@ class Inputs:
     fail_on: str = ""
     config: str = ""
     sarif_file: str = ""
+    lint_scope: str = "changed"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Inputs:
         fail_on = env.get("INPUT_FAIL_ON", "").strip()
         if fail_on and fail_on not in SEVERITIES:
             raise ActionError(f"fail-on must be one of {', '.join(SEVERITIES)}, not {fail_on!r}")
+        scope = env.get("INPUT_LINT_SCOPE", "").strip() or "changed"
+        if scope not in LINT_SCOPES:
+            raise ActionError(f"lint-scope must be one of {', '.join(LINT_SCOPES)}, not {scope!r}")
         return cls(paths=tuple(env.get("INPUT_PATHS", "").split()), against=env.get("INPUT_AGAINST", "").strip(),
                    released=tuple(env.get("INPUT_RELEASED", "").split()),
                    fail_on=fail_on, config=env.get("INPUT_CONFIG", "").strip(),
-                   sarif_file=env.get("INPUT_SARIF_FILE", "").strip())
+                   sarif_file=env.get("INPUT_SARIF_FILE", "").strip(), lint_scope=scope)
 
 
 def base_of_event(env: Mapping[str, str]) -> tuple[str, str] | None:
@@ -111,6 +120,7 @@ class Outcome:
     why: str
     config: Config
     released: str = ""  # where the knowledge of what shipped came from (releases.Released.source)
+    elsewhere: int | None = None  # lint findings in files the change does not touch; None: every file is shown
 
     @property
     def fail_on(self) -> str:
@@ -143,14 +153,42 @@ def check(inputs: Inputs, env: Mapping[str, str]) -> Outcome:
     lint_report = lint(paths, config)
     base, why = (inputs.against, "the `against` input") if inputs.against else (base_of_event(env) or ("", ""))
     if not base:
-        return Outcome(lint_report, None, None, "", "", config)
+        return Outcome(lint_report, None, None, "", "", config)  # nothing to tell changed files by: lint all
     ensure_commit(base)
+    elsewhere = None
+    if inputs.lint_scope == "changed":
+        lint_report, elsewhere = changed_only(lint_report, base, paths, config)
     old, new = against(base, paths)
     old, new = replace(old, label=_short(base)), replace(new, label="this change")
     released = resolve_released(inputs.released, ".")
     result = compare_result(old, new, released=released.revisions)
     return Outcome(lint_report, to_report(result, config), changelog(old, new, result), base, why, config,
-                   released.source)
+                   released.source, elsewhere)
+
+
+def changed_specs(ref: str, paths: Sequence[str], config: Config, purpose: str) -> list[str]:
+    """The spec files below ``paths`` that differ from REF: git says what changed, discovery what is a spec
+    (a changed Trogdor workload is not one). Shared by ``lint --changed-since`` and ``lint-scope: changed``."""
+    changed = changed_files(ref, purpose=purpose)
+    return [str(file) for file in collect_files(paths, config).files if os.path.realpath(file) in changed]
+
+
+def changed_only(report: Report, base: str, paths: Sequence[str], config: Config) -> tuple[Report, int]:
+    """The whole tree's report cut to the spec files changed since ``base``, and how many findings were cut.
+
+    Cut from a lint of every file, so the directories stay complete: a request added without its response
+    is still found, on the request."""
+    specs = {os.path.realpath(file) for file in changed_specs(base, paths, config, "lint-scope: changed")}
+    shown = [finding for finding in report.findings if os.path.realpath(finding.path) in specs]
+    return Report(shown, files=len(specs)), len(report.findings) - len(shown)
+
+
+def elsewhere_line(count: int) -> str:
+    """The summary's line about the findings ``lint-scope: changed`` leaves out."""
+    if not count:
+        return "No lint findings in files this change does not touch."
+    return (f"{count} more lint finding{'' if count == 1 else 's'} in files this change does not touch "
+            "(lint-scope: all shows them).")
 
 
 def _config(inputs: Inputs) -> Config:
@@ -168,7 +206,10 @@ def _short(ref: str) -> str:
 def log(outcome: Outcome) -> str:
     """Annotations first (GitHub reads them anywhere in the log), then each report in a group."""
     parts = [render_github(Report(outcome.in_workspace()))]
-    parts += ["::group::krpc-lint lint\n", render_text(outcome.lint), "::endgroup::\n"]
+    parts += ["::group::krpc-lint lint\n", render_text(outcome.lint)]
+    if outcome.elsewhere is not None:
+        parts.append(elsewhere_line(outcome.elsewhere) + "\n")
+    parts.append("::endgroup::\n")
     if outcome.compat is None:
         parts.append("::notice title=krpc-lint::no base commit to compare against (not a pull request or push); "
                      "set the `against` input to run compat\n")
@@ -182,7 +223,9 @@ def job_summary(outcome: Outcome) -> str:
     """The Markdown job summary: the verdict, a findings table, and the protocol changelog of the change."""
     findings = outcome.findings
     verdict = "❌ Fails" if outcome.failed() else "✅ Passes"
-    lines = ["## krpc-lint", "", f"{verdict} at `{outcome.fail_on}`.", "", f"- **lint**: {summary_line(outcome.lint)}"]
+    lines = ["## krpc-lint", "", f"{verdict} at `{outcome.fail_on}`.", "", _lint_line(outcome)]
+    if outcome.elsewhere is not None:
+        lines.append(f"- {elsewhere_line(outcome.elsewhere)}")
     if outcome.compat is None:
         lines.append("- **compat**: not run, no base commit to compare against (set the `against` input).")
     else:
@@ -201,6 +244,11 @@ def job_summary(outcome: Outcome) -> str:
         lines.append(_changelog_section(outcome.changelog) if outcome.changelog.entries
                      else "No API or record changed.\n")
     return "\n".join(lines) + "\n"
+
+
+def _lint_line(outcome: Outcome) -> str:
+    scope = "" if outcome.elsewhere is None else f" of the files changed since `{_short(outcome.base)}`"
+    return f"- **lint**{scope}: {summary_line(outcome.lint)}"
 
 
 def _cell(text: str) -> str:

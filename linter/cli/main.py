@@ -100,7 +100,7 @@ def _load_config(config_file: str | None) -> Config:
 
 
 @cli.command("lint")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
               help="Output format.")
 @click.option("--profile", type=click.Choice(PROFILES), default=None,
@@ -117,7 +117,10 @@ def _load_config(config_file: str | None) -> Config:
 @click.option("--write-baseline", type=click.Path(dir_okay=False), default=None,
               help="Record every current finding in this file and exit 0.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
-              help="Write the report to this file instead of standard output.")
+              help="Write the report to this file instead of standard output (the summary line goes to stderr).")
+@click.option("--changed-since", metavar="REF", default=None,
+              help="Lint only the spec files changed since this git revision (committed or not, and untracked "
+                   "ones), with their directories as context; PATHS default to '.'.")
 @click.option("--color/--no-color", default=None,
               help="Colour the text report (default: when standard output is a terminal and NO_COLOR is unset).")
 @click.option("--allow-empty", is_flag=True, help="A directory without spec files is not an error (exit 0).")
@@ -130,11 +133,14 @@ def _load_config(config_file: str | None) -> Config:
 def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: str | None, kafka_version: str | None,
                  fail_on: str | None, select: tuple[str, ...], ignore: tuple[str, ...],
                  config_file: str | None, baseline: str | None, write_baseline: str | None,
-                 output: str | None, color: bool | None, allow_empty: bool, no_siblings: bool, no_cache: bool,
-                 cache_dir: str | None) -> None:
+                 output: str | None, changed_since: str | None, color: bool | None, allow_empty: bool,
+                 no_siblings: bool, no_cache: bool, cache_dir: str | None) -> None:
     """Lint spec files and directories (directories are searched for *.json)."""
     from linter.engine.runner import collect_files, display_paths, lint, select_rules
-    from linter.report.formats import render
+    from linter.report.formats import render, summary_line
+
+    if not paths and changed_since is None:
+        raise click.MissingParameter(ctx=ctx, param=next(p for p in ctx.command.params if p.name == "paths"))
 
     config = _load_config(config_file)
     config = config.with_overrides(
@@ -148,9 +154,14 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
         allow_empty=allow_empty or None,
         siblings=False if no_siblings else None,
     )
+    paths = paths or (".",)  # only --changed-since comes without paths
+    read = _read_paths(paths, config)
+    if changed_since is not None:
+        paths = _changed_specs(changed_since, paths, config)
+        read += _read_paths(paths, config)
     files = collect_files(paths, config).files if fmt == "junit" else []
     if write_baseline:
-        refuse_overlap(write_baseline, [*_read_paths(paths, config), config.source], "a linted path or the config")
+        refuse_overlap(write_baseline, [*read, config.source], "a linted path or the config")
         report = lint(paths, replace(config, baseline=None))
         from linter.engine.suppress import write_baseline as record
 
@@ -159,7 +170,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
         click.echo(f"krpc-lint: recorded {count} finding{'' if count == 1 else 's'} in {write_baseline}", err=True)
         ctx.exit(0)
     if output:
-        refuse_overlap(output, [*_read_paths(paths, config), config.source, config.baseline],
+        refuse_overlap(output, [*read, config.source, config.baseline],
                        "a linted path, the config or the baseline")
     report = lint(paths, config)
     rules = None
@@ -171,7 +182,21 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
     text = render(report, fmt, color=color, rules=rules,
                   files=display_paths(files) if fmt == "junit" else None)
     emit(text, output, color=color)
+    if output:  # the report is in the file: say what it holds, as ruff does
+        click.echo(f"{summary_line(report).removesuffix('.')}; wrote {output}", err=True)
     ctx.exit(1 if report.failed(config.fail_on) else 0)
+
+
+def _changed_specs(ref: str, paths: tuple[str, ...], config: Config) -> tuple[str, ...]:
+    """``--changed-since``: the spec files below ``paths`` that differ from REF, named one by one (so their
+    directories are read as context, as pre-commit's files are); a git problem is a usage error."""
+    from linter.cli.action import changed_specs
+    from linter.compat.sources import SourceError
+
+    try:
+        return tuple(changed_specs(ref, paths, config, f"--changed-since {ref}"))
+    except SourceError as exc:
+        raise CliError(str(exc)) from None
 
 
 def _read_paths(paths: tuple[str, ...], config: Config) -> list[str]:

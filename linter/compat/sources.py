@@ -200,6 +200,31 @@ def check_ref(ref: str) -> None:
         raise SourceError(f"invalid git revision {ref!r}: a revision cannot start with '-'")
 
 
+def changed_files(ref: str, *, cwd: str | os.PathLike[str] | None = None, purpose: str = "") -> set[str]:
+    """Real paths of the files in the working tree that differ from REF: edited (staged or not), added,
+    renamed (the new name) or untracked and not ignored. Deleted files are not listed: nothing is there to read.
+
+    What a change touches, for ``lint --changed-since`` and the Action's ``lint-scope: changed``; the caller's
+    discovery decides which of them are specs.
+    """
+    check_ref(ref)
+    git = _Git.open(_base(cwd), purpose or f"comparing with {ref}")
+    tree = git.tree(ref)
+    top = git_output(git.cwd, "rev-parse", "--show-toplevel").decode("utf-8", "surrogateescape").strip()
+    diff = git_output(top, "diff", "--name-only", "-z", "-M", "--diff-filter=d", "--no-ext-diff", tree, "--")
+    untracked = git_output(top, "ls-files", "-z", "--others", "--exclude-standard")
+    names = filter(None, (diff + untracked).split(b"\0"))
+    return {os.path.realpath(os.path.join(top, os.fsdecode(name))) for name in names}
+
+
+def git_output(cwd: str, *args: str, stdin: bytes | None = None) -> bytes:
+    """``run_git``'s stdout; a failure is a SourceError with git's first line."""
+    done = run_git(cwd, *args, stdin=stdin)
+    if done.returncode:
+        raise SourceError(f"git {args[0]} failed in {cwd}: {first_line(done.stderr) or 'no message'}")
+    return done.stdout
+
+
 def run_git(cwd: str, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     """``git -C cwd ARGS`` without a shell; git missing is a SourceError that says to install it."""
     try:

@@ -50,7 +50,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import NamedTuple
 
-from linter.compat.sources import SourceError, _Git, check_ref, first_line, run_git
+from linter.compat.sources import SourceError, _Git, check_ref, first_line, git_output, run_git
 from linter.compat.releases import RELEASE_TAG, Release, release_tags
 from linter.parse.discovery import SKIPPED_DIRS
 
@@ -200,10 +200,11 @@ def _history_errors() -> Iterator[None]:
 
 
 def _git_output(cwd: str, *args: str, stdin: bytes | None = None) -> bytes:
-    done = run_git(cwd, *args, stdin=stdin)
-    if done.returncode:
-        raise HistoryError(f"git {args[0]} failed in {cwd}: {first_line(done.stderr) or 'no message'}")
-    return done.stdout
+    """``sources.git_output``, its failure a HistoryError."""
+    try:
+        return git_output(cwd, *args, stdin=stdin)
+    except SourceError as exc:
+        raise HistoryError(str(exc)) from None
 
 
 def _top(repo: str) -> str:
