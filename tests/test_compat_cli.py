@@ -188,3 +188,15 @@ def test_inline_suppression_in_the_new_file(tmp_path: Path) -> None:
     new = _specs(tmp_path, "new", suppressed)
     code, out, _ = _run("compat", str(old), str(new))
     assert (code, out.strip()) == (0, "All checks passed: 1 file (1 suppressed).")
+
+
+def test_sarif_carries_the_witness(tmp_path: Path, sarif_validator) -> None:
+    """Code scanning shows a result's message: a wire break's proof is in it, and its fields in the properties."""
+    old, new = _specs(tmp_path, "old", OLD), _specs(tmp_path, "new", RETYPED)
+    code, out, _ = _run("compat", "--format", "sarif", str(old), str(new))
+    log = json.loads(out)
+    sarif_validator.validate(log)
+    result = next(r for r in log["runs"][0]["results"] if r["ruleId"] == "KL1003")
+    witness = result["properties"]["witness"]
+    assert code == 1 and witness["hex"] and f"written by the {witness['writer']} revision" in result["message"]["text"]
+    assert witness["cause"] in result["message"]["text"]

@@ -195,6 +195,15 @@ def _sarif_rule_from_finding(finding: Finding) -> dict[str, Any]:
     }
 
 
+def _sarif_message(finding: Finding) -> str:
+    """The message, and for a wire break its witness as the text report prints it (code scanning shows the
+    message; the witness's fields are in the result's properties)."""
+    if not finding.witness:
+        return finding.message
+    proof = "\n".join("".join(text for text, _ in line).strip() for line in _witness_lines(finding.witness))
+    return f"{finding.message}\n{proof}"
+
+
 def render_sarif(report: Report, rules: dict[str, Rule] | None = None) -> str:
     by_id = {rule.id: rule for rule in (rules or {}).values()}
     descriptors = [_sarif_rule(by_id[rule_id]) for rule_id in sorted(by_id)]
@@ -207,13 +216,14 @@ def render_sarif(report: Report, rules: dict[str, Rule] | None = None) -> str:
         "ruleId": finding.rule,
         "ruleIndex": index[finding.rule],
         "level": _SARIF_LEVEL[finding.severity],
-        "message": {"text": finding.message},
+        "message": {"text": _sarif_message(finding)},
         "locations": [{
             "physicalLocation": {
                 "artifactLocation": {"uri": _artifact_uri(finding.path)},
                 "region": {"startLine": max(1, finding.line), "startColumn": max(1, finding.col)},
             },
         }],
+        **({"properties": {"witness": finding.witness}} if finding.witness else {}),
     } for finding in report.findings]
     log = {
         "$schema": SARIF_SCHEMA,
