@@ -133,7 +133,18 @@ def _change_columns(finding: Any) -> dict[str, Any]:
             "message_name": finding.message_name, "versions": list(finding.versions), "released": finding.released,
             "line": finding.line, "col": finding.col, "message": finding.message,
             "witness_version": witness.get("version"), "witness_writer": witness.get("writer"),
-            "witness_hex": witness.get("hex"), "error": None}
+            "witness_hex": witness.get("hex"), "witness_reading": witness_reading(witness), "error": None}
+
+
+def witness_reading(witness: dict[str, Any]) -> str | None:
+    """What the revision that did not write a witness's bytes does with them, worded as ``krpc-lint compat``'s
+    text output words it, so the report can show the proof and not only the bytes."""
+    if not witness:
+        return None
+    reader = "old" if witness.get("writer") == "new" else "new"
+    if witness.get("error"):
+        return f"the {reader} revision fails: {witness['error']}"
+    return f"the {reader} revision reads it differently: {witness.get('reason') or 'another value'}"
 
 
 def _error_row(ddl: str, known: dict[str, Any], problem: Exception | str) -> dict[str, Any]:

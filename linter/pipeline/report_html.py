@@ -26,7 +26,6 @@ UNRELEASED = "unreleased"
 TOP = 15
 MAX_TICKS = 48  # labels under a chart's x axis; more columns get every n-th label
 TABLE_LIMIT = 500
-WITNESS_CHARS = 48
 SEVERITIES = ("error", "warning", "info")
 # Okabe–Ito and Tol colours: told apart with the common colour-vision deficiencies.
 CATEGORY_COLOURS = {
@@ -72,10 +71,18 @@ thead th { background: var(--band); white-space: nowrap; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 tbody tr:nth-child(even) { background: #fbfcfd; }
 code { font: 12px ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; }
-td.hex { word-break: break-all; } td.name { overflow-wrap: anywhere; } td.nowrap { white-space: nowrap; }
+td.hex, code.hex { word-break: break-all; } td.name, td.path { overflow-wrap: anywhere; }
+td.nowrap { white-space: nowrap; }
 td.message { min-width: 14em; } td.pre { white-space: pre-wrap; word-break: break-word; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 8px 0; }
 dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; word-break: break-word; }
+table.fixed { table-layout: fixed; } table.fixed td { overflow-wrap: anywhere; }
+table.fixed thead th { white-space: normal; }
+td.path { font-size: 12px; }
+.clamp { display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 3; line-clamp: 3; overflow: hidden; }
+details > summary { cursor: pointer; }
+details.witness[open] > summary { margin-bottom: 4px; }
+details.witness p { margin: 0 0 6px; } details.witness .label { color: var(--muted); }
 """
 
 
@@ -176,14 +183,21 @@ def _note(text: str) -> str:
 
 
 def _table(caption: str, headers: Sequence[str], rows: Iterable[Sequence[str]],
-           classes: Sequence[str] = ()) -> str:
-    """A table of cells that are HTML already; ``classes`` per column (``num`` right-aligns)."""
+           classes: Sequence[str] = (), widths: Sequence[str] = ()) -> str:
+    """A table of cells that are HTML already; ``classes`` per column (``num`` right-aligns).
+
+    ``widths`` (CSS lengths, "" for a column that takes what is left) fix the layout: column widths then
+    do not follow the longest cell, so one long path or hex string cannot push the table past the page."""
     kinds = list(classes) + [""] * (len(headers) - len(classes))
     head = "".join(f'<th scope="col"{_class(kind)}>{name}</th>' for name, kind in zip(headers, kinds))
     body = "".join("<tr>" + "".join(f"<td{_class(kind)}>{cell}</td>" for cell, kind in zip(row, kinds))
                    + "</tr>\n" for row in rows)
-    return (f"<table>\n<caption>{caption}</caption>\n<thead><tr>{head}</tr></thead>\n"
-            f"<tbody>\n{body}</tbody>\n</table>")
+    layout = ""
+    if widths:
+        cols = "".join(f'<col style="width:{width}">' if width else "<col>" for width in widths)
+        layout = f"<colgroup>{cols}</colgroup>\n"
+    return (f"<table{_class('fixed' if widths else '')}>\n<caption>{caption}</caption>\n{layout}"
+            f"<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n</table>")
 
 
 def _class(kind: str) -> str:
@@ -474,7 +488,7 @@ def _apis_section(changes: Sequence[Row]) -> str:
     ranked = _top(total)
     bars = [Bar(name, ((*ON_RELEASED, released[name]), (*ON_UNRELEASED_ONLY, count - released[name])))
             for name, count in ranked]
-    rows = [[_text(name), f"{count:,}", f"{released[name]:,}"] for name, count in ranked]
+    rows = [[_camel_breakable(name), f"{count:,}", f"{released[name]:,}"] for name, count in ranked]
     caption = f"The {len(ranked)} of {_plural(len(total), 'API')} with the most wire-breaking changes"
     return _section("apis", heading, '<div class="pair">',
                     _figure("top-apis", caption, _horizontal_bars("top-apis", bars),
@@ -535,8 +549,9 @@ def _wire_table_section(changes: Sequence[Row]) -> str:
         return ""
     shown, note = _capped(wire, "wire-breaking changes", "the <code>changes/</code> dataset")
     caption = f"{_plural(len(wire), 'wire-breaking change')}, those to released versions first, newest first"
-    table = _table(caption, [header for header, _, _ in WIRE_COLUMNS],
-                   ([cell(row) for _, _, cell in WIRE_COLUMNS] for row in shown), [kind for _, kind, _ in WIRE_COLUMNS])
+    table = _table(caption, [column.header for column in WIRE_COLUMNS],
+                   ([column.cell(row) for column in WIRE_COLUMNS] for row in shown),
+                   [column.kind for column in WIRE_COLUMNS], [column.width for column in WIRE_COLUMNS])
     return _section("wire-breaking", "Wire-breaking changes", note, table)
 
 
@@ -551,30 +566,82 @@ def _short(object_id: str | None) -> str:
 
 
 def _breakable(path: str) -> str:
-    """A path as HTML that may wrap after each slash, not inside a name."""
+    """A path as HTML that may wrap after each slash (and, in a ``path`` cell, anywhere in a long name:
+    breaking only between words would cost a path of Kafka's a fifth line)."""
     return "/<wbr>".join(_text(part) for part in path.split("/"))
 
 
+_WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _camel_breakable(name: Any) -> str:
+    """``ConsumerGroupMemberMetadataValue`` as HTML that may wrap before each word (``...Member<wbr>Metadata...``):
+    a long API name wraps at a word in a narrow column, not at whatever letter reaches the edge."""
+    return "<wbr>".join(_text(word) for word in _WORD_START.split("" if name is None else str(name)))
+
+
+def _versions(row: Row) -> str:
+    """A change's versions compacted, breakable after each comma: a long list wraps in its column."""
+    return ",<wbr>".join(_text(part) for part in compact_versions(row.get("versions")).split(","))
+
+
+def _bare_message(row: Row) -> str:
+    """The message without its ``API (vN):`` prefix: the API and Versions columns say it."""
+    message, name = str(row.get("message") or ""), row.get("message_name")
+    return re.sub(rf"^{re.escape(str(name))}(?: \(v[^)]*\))?: ", "", message) if name else message
+
+
+def _change(row: Row) -> str:
+    """The rule and the bare message in at most three lines; the whole message is the tooltip and is in the
+    witness's details, so clamping a long one (a reordering lists every field twice) hides nothing."""
+    return (f'<div class="clamp" title="{_text(row.get("message"))}">'
+            f"{_code(row.get('rule'))} {_text(_bare_message(row))}</div>")
+
+
+def _byte_count(data: str) -> str:
+    return _plural(len(data) // 2, "byte")
+
+
 def _witness(row: Row) -> str:
-    """The witness bytes, truncated: who wrote them at which version, then the hex."""
+    """The proof, collapsed to one line (version, writer, size); open: the bytes, what the other revision
+    does with them, and the change they prove, so a reader need not run ``krpc-lint compat``."""
     data = row.get("witness_hex")
     if not data:
-        return ""
-    origin = f"v{row.get('witness_version')} {row.get('witness_writer') or ''}".strip()
-    return f"{_text(origin)}: {_code(_shortened(data, WITNESS_CHARS))}"
+        return '<span class="note">none</span>'
+    version, writer = row.get("witness_version"), row.get("witness_writer") or "?"
+    parts = [f'<p><span class="label">v{_text(version)} bytes written by the {_text(writer)} revision '
+             f'({_byte_count(data)}, hex):</span><br><code class="hex">{_text(data)}</code></p>']
+    if row.get("witness_reading"):
+        parts.append(f"<p>{_text(row['witness_reading'])}</p>")
+    versions = compact_versions(row.get("versions"))
+    parts.append(f'<p><span class="label">The change:</span> {_code(row.get("rule"))} {_text(row.get("name"))}'
+                 f"{f', versions {_text(versions)}' if versions else ''}: {_text(_bare_message(row))}</p>")
+    summary = f"v{_text(version)}, written by {_text(writer)}: {_byte_count(data)}"
+    return f'<details class="witness"><summary>{summary}</summary>{"".join(parts)}</details>'
 
 
-# The wire-breaking table: (header, cell class, the cell's HTML for a change).
-WIRE_COLUMNS: tuple[tuple[str, str, Callable[[Row], str]], ...] = (
-    ("Time (UTC)", "nowrap", lambda row: _text(_when(row.get("time")))),
-    ("Commit", "nowrap", lambda row: _code(_short(row.get("new_commit")))),
-    ("Path:line", "", lambda row: _breakable(_location(row))),
-    ("API", "name", lambda row: _text(row.get("message_name"))),
-    ("Versions", "nowrap", lambda row: _text(compact_versions(row.get("versions")))),
-    ("Released in", "nowrap", lambda row: _text(row.get("released_in") if row.get("released") else "no")),
-    ("Rule", "nowrap", lambda row: _code(row.get("rule"))),
-    ("Message", "message", lambda row: _text(row.get("message"))),
-    ("Witness", "hex", _witness),
+@dataclass(frozen=True)
+class WireColumn:
+    """A column of the wire-breaking table: its header, cell class, width (CSS; "" takes the rest) and cell."""
+
+    header: str
+    kind: str
+    width: str
+    cell: Callable[[Row], str]
+
+
+# Widths in ``ch`` of the table's font, padding included; the change takes what is left (about 25ch on a
+# 1240 px page): every collapsed row stays within four lines and no cell can widen the table.
+WIRE_COLUMNS: tuple[WireColumn, ...] = (
+    WireColumn("Time (UTC)", "", "12ch", lambda row: _text(_when(row.get("time")))),
+    WireColumn("Commit", "nowrap", "11ch", lambda row: _code(_short(row.get("new_commit")))),
+    WireColumn("Path:line", "path", "26ch", lambda row: _breakable(_location(row))),
+    WireColumn("API", "name", "24ch", lambda row: _camel_breakable(row.get("message_name"))),
+    WireColumn("Versions", "", "8ch", _versions),
+    WireColumn("Released in", "", "9ch",
+               lambda row: _text(row.get("released_in") if row.get("released") else "no")),
+    WireColumn("Change", "", "", _change),
+    WireColumn("Witness", "", "27ch", _witness),
 )
 
 

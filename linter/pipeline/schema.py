@@ -29,14 +29,16 @@ FINDINGS = (
 #   change on a branch cut before it) shipped the changed versions with the old revision's wire layout,
 #   as ``krpc-lint compat --released auto`` decides it; ``released_in`` is the highest release, in
 #   version order, tagged strictly before the new commit's time (informational)
-#   witness_*: the codec's proof of a wire break (version, which revision wrote, bytes as hex)
+#   witness_*: the codec's proof of a wire break (version, which revision wrote, bytes as hex, and
+#   witness_reading: what the other revision does with those bytes, as ``krpc-lint compat`` words it:
+#   "the new revision fails: ..." or "the new revision reads it differently: ...")
 #   error: set (and the rule columns null) when the pair could not be compared
 CHANGES = (
     "lineage STRING, old_commit STRING, new_commit STRING, time TIMESTAMP, release STRING, "
     "old_path STRING, new_path STRING, old_blob STRING, new_blob STRING, released_in STRING, "
     "rule STRING, name STRING, category STRING, severity STRING, message_name STRING, "
     "versions ARRAY<INT>, released BOOLEAN, line INT, col INT, message STRING, "
-    "witness_version INT, witness_writer STRING, witness_hex STRING, error STRING"
+    "witness_version INT, witness_writer STRING, witness_hex STRING, witness_reading STRING, error STRING"
 )
 
 # krpc-lint replay: one row per captured frame that fails or decodes differently.
