@@ -137,14 +137,11 @@ def _change_columns(finding: Any) -> dict[str, Any]:
 
 
 def witness_reading(witness: dict[str, Any]) -> str | None:
-    """What the revision that did not write a witness's bytes does with them, worded as ``krpc-lint compat``'s
-    text output words it, so the report can show the proof and not only the bytes."""
-    if not witness:
-        return None
-    reader = "old" if witness.get("writer") == "new" else "new"
-    if witness.get("error"):
-        return f"the {reader} revision fails: {witness['error']}"
-    return f"the {reader} revision reads it differently: {witness.get('reason') or 'another value'}"
+    """What the other revision does with a witness's bytes, as ``krpc-lint compat`` words it, so the report
+    shows the proof and not only the bytes."""
+    from linter.report.formats import witness_outcome
+
+    return witness_outcome(witness) if witness else None
 
 
 def _error_row(ddl: str, known: dict[str, Any], problem: Exception | str) -> dict[str, Any]:

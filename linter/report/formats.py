@@ -113,15 +113,19 @@ def _text_lines(report: Report) -> Iterable[Segments]:
 def _witness_lines(witness: dict) -> Iterable[Segments]:
     """The proof of a wire break: who wrote which bytes at which version, and what the other read."""
     writer = witness.get("writer", "old")
-    reader = "new" if writer == "old" else "old"
     data = witness.get("hex", "")
     shown = data if len(data) <= 96 else f"{data[:96]}... ({len(data) // 2} bytes)"
     yield [("  witness: ", "dim"), (f"v{witness.get('version')} written by the {writer} revision: {shown}", "")]
+    yield [("           ", ""), (witness_outcome(witness), "")]
+
+
+def witness_outcome(witness: dict) -> str:
+    """What the revision that did not write a witness's bytes does with them (the text report's second
+    witness line; the audit's ``witness_reading``)."""
+    reader = "old" if witness.get("writer") == "new" else "new"
     if witness.get("error"):
-        outcome = f"the {reader} revision fails: {witness['error']}"
-    else:
-        outcome = f"the {reader} revision reads it differently: {witness.get('reason', '')}"
-    yield [("           ", ""), (outcome, "")]
+        return f"the {reader} revision fails: {witness['error']}"
+    return f"the {reader} revision reads it differently: {witness.get('reason') or 'another value'}"
 
 
 def render_text(report: Report, *, color: bool = False) -> str:
