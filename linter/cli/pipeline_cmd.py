@@ -105,9 +105,14 @@ def frames_group() -> None:
 @click.option("--out", required=True, type=click.Path(), help="Output file: .parquet (default) or .jsonl.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the generated values.")
 @click.option("--overwrite", is_flag=True, help="Replace OUT if it exists.")
-def generate_command(specs: str, count: int, out: str, seed: int, overwrite: bool) -> None:
+@click.option("--allow-invalid", is_flag=True, help=ALLOW_INVALID_HELP)
+def generate_command(specs: str, count: int, out: str, seed: int, overwrite: bool, allow_invalid: bool) -> None:
     """A synthetic corpus of request and response frames from the codec's value generator."""
     from linter.pipeline.frames import generate
 
-    written = _pipeline_errors(lambda: generate(specs, count, out, seed=seed, overwrite=overwrite))
+    def skipped(files: tuple[str, ...]) -> None:
+        click.echo(skipped_line(files), err=True)
+
+    written = _pipeline_errors(lambda: generate(specs, count, out, seed=seed, overwrite=overwrite,
+                                                allow_invalid=allow_invalid, on_skipped=skipped))
     click.echo(f"wrote {written} frames to {out}")

@@ -13,39 +13,46 @@ column              type         meaning
 ``hex``             string       the same as hex text (JSON Lines, which has no binary type)
 ==================  ===========  ===========================================================
 
-Frames are real Kafka frames (``Codec.encode_request`` / ``encode_response``) of random valid
-values (``linter.codec.values.random_value``) of every API and version in the specs. The mix is
-meant to look like traffic: Fetch, Produce, Metadata, Heartbeat and OffsetCommit dominate, recent
-versions are more common than old ones, and most messages are small (``size`` 1-2 in
-``random_value``: a few partitions) with a tail of larger ones (``size`` 5-8: hundreds of
-elements, up to ~15 KB).
+Frames are real Kafka frames (``Codec.encode_request`` / ``encode_response``) of every API and
+version in the specs, with values drawn to look like traffic (``linter.pipeline.frame_values``:
+topic names, ids, offsets, skewed array counts, nulls and tagged fields, each field by its name and
+type). The mix is meant to look like traffic too: Fetch, Produce, Metadata, Heartbeat and
+OffsetCommit dominate, recent versions are more common than old ones, and most messages are small
+(a few partitions) with a tail of larger ones (hundreds of elements, up to tens of KB).
 
-Speed: encoding random values costs ~0.1-1 ms a frame, so a million would take minutes. Instead a
-pool of distinct frames is built once (every API, version and direction at least once, plus
-weighted extras, ``POOL`` in all) and the corpus samples it with the same seeded RNG. Each sampled
-frame gets its own correlation id (``i`` for the ``i``-th frame, increasing) by rewriting the
-header's 4 correlation-id bytes, which sit at a fixed place in every header version: bytes 8..12
-of a request frame (after the int32 size, int16 apiKey and int16 apiVersion) and bytes 4..8 of a
-response frame (right after the size). A corpus of ``count >= pool`` frames holds every pool frame
-at least once, so every API, version and direction appears. Same specs, count and seed: same
-bytes, row for row.
+Speed: a new value costs ~10-20 us (compiled per message shape; encoding ~4 us), so the corpus is
+built from a pool of distinct frames (every API, version and direction at least once, plus
+weighted extras: all ``count`` frames up to ``POOL``, then ``FRESH_SHARE`` of them) that the corpus
+samples with the same seeded RNG; the repeats are traffic's repeats (the same heartbeat, the same
+metadata request). Each sampled frame gets its own correlation id (``i`` for the ``i``-th frame,
+increasing) by rewriting the header's 4 correlation-id bytes, which sit at a fixed place in every
+header version: bytes 8..12 of a request frame (after the int32 size, int16 apiKey and int16
+apiVersion) and bytes 4..8 of a response frame (right after the size). Every pool frame appears
+at least once, so every API, version and direction does. Same specs, count and seed: same bytes,
+row for row, and the same file (Parquet writing is deterministic too).
 """
 
 from __future__ import annotations
 
+import gc
+import math
 import os
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from linter.pipeline.frame_values import Traffic
 from linter.pipeline.output import atomic_file
 
 if TYPE_CHECKING:
     from linter.codec import Codec
 
-POOL = 4096  # distinct frames the corpus samples from, at most (every API version once even if more)
+POOL = 4096  # a corpus of up to this many frames is all new values (every API version once even if more)
+FRESH_SHARE = 0.6  # of a larger corpus, the share of frames with new values (the rest repeat them)
+FRESH_MAX = 100_000  # new values at most (~2 s): a bigger corpus repeats more, to stay fast
 BATCH = 16384  # rows per written batch, and per Parquet row group (Spark splits a file by row groups)
 REQUEST, RESPONSE = "request", "response"
 CORRELATION_OFFSET = {REQUEST: 8, RESPONSE: 4}  # where the correlation id sits in a whole frame
@@ -56,9 +63,6 @@ API_WEIGHTS = {0: 20.0, 1: 25.0, 2: 3.0, 3: 10.0, 8: 5.0, 9: 3.0, 10: 2.0, 11: 1
 OTHER_API = 0.2
 RECENT = 3  # an API's latest versions, each RECENT_WEIGHT times as common as an older one
 RECENT_WEIGHT = 4.0
-# random_value's size (array lengths, string lengths / 3) and how often: mostly small, a long tail.
-SIZES = ((1, 0.55), (2, 0.25), (3, 0.12), (5, 0.06), (8, 0.02))
-CLIENT_IDS = ("producer-1", "consumer-orders-2", "adminclient-1", "rdkafka", None)
 
 
 @dataclass(frozen=True)
@@ -92,29 +96,48 @@ def kinds(codec: Codec) -> list[Kind]:
     return found
 
 
+def pool_size(count: int) -> int:
+    """How many distinct frames a corpus of ``count`` frames samples from."""
+    return count if count <= POOL else max(POOL, min(math.ceil(count * FRESH_SHARE), FRESH_MAX))
+
+
 def pool(codec: Codec, rng: random.Random, size: int = POOL) -> list[tuple[Kind, bytes]]:
-    """Distinct frames (correlation id 0): every kind once, then weighted extras up to ``size``."""
+    """Frames of new values (correlation id 0): every kind once, then weighted extras up to ``size``."""
     every = kinds(codec)
     if not every:
         raise ValueError("the specs have no request with an apiKey: nothing to generate frames of")
     chosen = every + rng.choices(every, weights=[kind.weight for kind in every], k=max(0, size - len(every)))
-    sizes, size_weights = zip(*SIZES)
+    traffic = Traffic(codec, rng)
     frames = []
-    for kind in chosen:
-        frame = _frame(codec, kind, rng, rng.choices(sizes, weights=size_weights)[0])
-        if frame is not None:
-            frames.append((kind, frame))
+    with _collector_paused():
+        for kind in chosen:
+            frame = _frame(codec, kind, traffic)
+            if frame is not None:
+                frames.append((kind, frame))
     return frames
 
 
-def _frame(codec: Codec, kind: Kind, rng: random.Random, size: int) -> bytes | None:
-    from linter.codec import CodecError
-    from linter.codec.values import random_value
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic GC while values are made: they are acyclic (freed by reference counting), and the
+    collections their dicts trigger cost ~15% of the time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
-    body = random_value(codec, kind.name, kind.api_version, rng, size)
+
+def _frame(codec: Codec, kind: Kind, traffic: Traffic) -> bytes | None:
+    from linter.codec import CodecError
+
+    traffic.set_size()
+    body = traffic.value(kind.name, kind.api_version)
     try:
         if kind.direction == REQUEST:
-            header = {"correlationId": 0, "clientId": rng.choice(CLIENT_IDS)}
+            header = {"correlationId": 0, "clientId": traffic.client_id()}
             return codec.encode_request(kind.api_version, header, body, kind.name)
         return codec.encode_response(kind.api_key, kind.api_version, {"correlationId": 0}, body)
     except CodecError:  # a value the generator should not have made: leave it out of the pool
@@ -146,23 +169,27 @@ def sample(frames: list[tuple[Kind, bytes]], count: int, rng: random.Random) -> 
 
 
 def generate(specs_dir: str | os.PathLike[str], count: int, out: str | os.PathLike[str], *, seed: int = 0,
-             overwrite: bool = False) -> int:
+             overwrite: bool = False, allow_invalid: bool = False,
+             on_skipped: Callable[[tuple[str, ...]], object] = lambda files: None) -> int:
     """Write ``count`` synthetic frames of the specs to ``out`` and return how many were written.
 
     ``out`` is a Parquet file (``bytes`` column), or JSON Lines (``hex`` column) when it ends with
     ``.jsonl``, ``.json`` or ``.ndjson``. The specs need Kafka's ``RequestHeader`` and ``ResponseHeader``. The
-    file appears whole or not at all; an existing one is replaced only with ``overwrite``.
+    file appears whole or not at all; an existing one is replaced only with ``overwrite``. ``allow_invalid``:
+    the spec files Kafka's generator refuses are left out (``Codec.load``), and ``on_skipped`` is told which.
     """
     from linter.codec import Codec
 
     if count < 0:
         raise ValueError(f"the frame count must be 0 or more, got {count}")
-    codec = Codec.load(specs_dir)
+    codec = Codec.load(specs_dir, allow_invalid=allow_invalid)
+    if codec.skipped:
+        on_skipped(codec.skipped)
     for header in ("RequestHeader", "ResponseHeader"):
         if header not in codec.names:
             raise ValueError(f"{specs_dir}: frames need Kafka's {header} spec, and these specs have none")
     rng = random.Random(seed)
-    frames = pool(codec, rng, min(POOL, count))
+    frames = pool(codec, rng, pool_size(count))
     if not frames:
         raise ValueError(f"{specs_dir}: no frame of these specs could be encoded")
     picks = sample(frames, count, rng)
@@ -193,7 +220,8 @@ def _write_parquet(path: Path, batches: Iterator[tuple[list, list, list, list, l
 
     schema = pa.schema([("api_key", pa.int32()), ("api_version", pa.int32()), ("direction", pa.string()),
                         ("correlation_id", pa.int32()), ("bytes", pa.binary())])
-    with pq.ParquetWriter(path, schema) as writer:
+    # No dictionary for the frames: all but distinct, so building one only costs (~4x the write time).
+    with pq.ParquetWriter(path, schema, use_dictionary=["api_key", "api_version", "direction"]) as writer:
         for columns in batches:
             writer.write_batch(pa.record_batch([pa.array(c, f.type) for c, f in zip(columns, schema)], schema=schema),
                                row_group_size=BATCH)
@@ -206,4 +234,5 @@ def _write_jsonl(path: Path, batches: Iterator[tuple[list, list, list, list, lis
                             f'"hex":"{b.hex()}"}}\n' for k, v, d, c, b in zip(keys, versions, directions, ids, data))
 
 
-__all__ = ["JSON_SUFFIXES", "POOL", "Kind", "generate", "kinds", "pool", "sample", "with_correlation_id"]
+__all__ = ["FRESH_MAX", "FRESH_SHARE", "JSON_SUFFIXES", "POOL", "Kind", "generate", "kinds", "pool", "pool_size",
+           "sample", "with_correlation_id"]
