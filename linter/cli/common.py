@@ -9,11 +9,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from linter.report.escape import printable
+
+if TYPE_CHECKING:
+    from linter.engine.config import Config
 
 
 class CliError(click.ClickException):
@@ -28,6 +31,14 @@ class CliError(click.ClickException):
 
 class InternalError(CliError):
     prefix = "internal error"
+
+
+def load_config_file(config_file: str | None) -> Config:
+    """The config a command runs with: ``config_file``, else the one found from the working directory (the
+    engine is imported only when a command runs, so ``--help`` stays fast)."""
+    from linter.engine.config import load_config
+
+    return load_config(config_file)
 
 
 ALLOW_INVALID_HELP = ("Skip the spec files Kafka's generator would refuse (their count and names go to stderr in one "

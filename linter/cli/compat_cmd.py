@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import click
 
-from linter.cli.common import CliError, emit, refuse_overlap
+from linter.cli.common import CliError, emit, load_config_file, refuse_overlap
 from linter.engine.levels import FORMATS, PROFILES, SEVERITIES
 
 
@@ -93,7 +93,6 @@ def compat_command(ctx: click.Context, paths: tuple[str, ...], against: str | No
     NULLABILITY_WIDENED/NARROWED, DEFAULT_CHANGED, VERSION_DROPPED, MAX_VERSION_LOWERED,
     TAG_REMOVED, SOURCE_ONLY, SAFE; each wire break carries a witness from the codec.
     """
-    from linter.cli.main import _load_config
     from linter.compat.compare import DEFAULT_CROSS_CHECK, compare
     from linter.compat.report import compat_ruleset, to_report
     from linter.report.formats import render
@@ -101,7 +100,7 @@ def compat_command(ctx: click.Context, paths: tuple[str, ...], against: str | No
     if output:
         refuse_overlap(output, [*_disk_inputs(paths, against), config_file, baseline], "an input")
     old, new = _revisions(paths, against)
-    config = _load_config(config_file)
+    config = load_config_file(config_file)
     config = config.with_overrides(profile=profile, fail_on=fail_on, baseline=baseline,
                                    select=(*config.select, *select) if select else None,
                                    ignore=(*config.ignore, *ignore) if ignore else None)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from linter.engine.config import Config
     from linter.engine.rules import Rule
 
-from linter.cli.common import CliError, InternalError, emit, printable, refuse_overlap  # noqa: E402 - click only
+from linter.cli.common import CliError, InternalError, emit, load_config_file, printable, refuse_overlap  # noqa: E402
 from linter.engine.levels import FORMATS, KAFKA_VERSIONS, PROFILES, SEVERITIES  # noqa: E402 - costs no imports
 
 DEBUG_ENV = "KRPC_LINT_DEBUG"
@@ -90,12 +90,6 @@ kafka_version_option = click.option(
          "default: the config's, else any: what some supported release accepts.")
 
 
-def _load_config(config_file: str | None) -> Config:
-    from linter.engine.config import load_config
-
-    return load_config(config_file)
-
-
 # --- lint ----------------------------------------------------------------------------------
 
 
@@ -142,7 +136,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
     if not paths and changed_since is None:
         raise click.MissingParameter(ctx=ctx, param=next(p for p in ctx.command.params if p.name == "paths"))
 
-    config = _load_config(config_file)
+    config = load_config_file(config_file)
     config = config.with_overrides(
         profile=profile,
         kafka_version=kafka_version,
@@ -285,7 +279,7 @@ def rules_group(ctx: click.Context, profile: str | None, fmt: str, config_file: 
         return
     from linter.engine.runner import all_rules
 
-    rules = [rule for rule in all_rules(_load_config(config_file)) if profile is None or profile in rule.profiles]
+    rules = [rule for rule in all_rules(load_config_file(config_file)) if profile is None or profile in rule.profiles]
     if fmt == "json":
         from linter.report.escape import json_text
 
@@ -356,7 +350,7 @@ def explain_command(rule_ref: str, config_file: str | None) -> None:
     """Explain one rule: why it exists, how to fix it, and examples."""
     from linter.engine.runner import all_rules
 
-    click.echo(explain_text(_find_rule(all_rules(_load_config(config_file)), rule_ref)), nl=False)
+    click.echo(explain_text(_find_rule(all_rules(load_config_file(config_file)), rule_ref)), nl=False)
 
 
 # --- schema --------------------------------------------------------------------------------

@@ -15,9 +15,12 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from linter.engine.findings import Finding
-from linter.engine.rules import RuleSet
+
+if TYPE_CHECKING:  # the rules' loader imports this module for its cache directory
+    from linter.engine.rules import RuleSet
 
 CACHE_VERSION = 1
 MAX_ENTRIES = 50_000

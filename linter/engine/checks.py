@@ -13,7 +13,6 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from linter.engine.context import DirectoryContext, FileContext, Hit
@@ -921,19 +920,10 @@ def unused_suppression(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hi
 
     One that names a compat rule (KL1xxx) is left alone: lint never runs those, ``krpc-lint compat`` uses it.
     """
-    compat = _compat_rule_keys()
+    compat = getattr(ctx, "compat_rules", frozenset())  # set by the runner: ids and names of the compat rules
     for item in getattr(ctx, "suppressions", ()):
         if item.reason and not item.used and not compat.intersection(item.rules):
             yield Hit((), f"suppression of {', '.join(item.rules)} matches no finding", position=(item.line, item.col))
-
-
-@lru_cache(maxsize=1)
-def _compat_rule_keys() -> frozenset[str]:
-    """Ids and names of the built-in compat rules (``check: {compat: ...}``)."""
-    from linter.engine.rules import builtin_pack_dir, load_pack
-
-    return frozenset(key for rule in load_pack(builtin_pack_dir()) if rule.scope == "compat"
-                     for key in (rule.id, rule.name))
 
 
 @check("suppression-reason", scope="meta")
@@ -943,6 +933,3 @@ def suppression_reason(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hi
         if not item.reason:
             yield Hit((), f"suppression of {', '.join(item.rules)} gives no reason", position=(item.line, item.col))
 
-
-# The check families that live in their own modules register themselves on import.
-from linter.engine import header_checks, record_checks  # noqa: E402,F401

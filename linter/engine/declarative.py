@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from linter.engine.context import FileContext, Hit
-from linter.engine.rules import render, template_fields
+from linter.engine.templates import render, template_fields
 from linter.model.spec import FieldSpec, MessageSpec, StructSpec
 
 

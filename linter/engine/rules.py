@@ -10,24 +10,21 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import string
 from dataclasses import dataclass, field, replace
 from collections.abc import Callable, Iterable
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
+from linter.engine import header_checks, record_checks  # noqa: F401 - they register their checks
 from linter.engine.checks import CHECKS
+from linter.engine.templates import RuleError, render, template_fields  # noqa: F401 - the rule API
 from linter.engine.levels import PROFILES, SEVERITIES
 from linter.parse.files import read_regular
 
 NODE_KINDS = ("message", "field", "struct")
 _REQUIRED = ("id", "name", "title", "severity", "category", "profiles", "rationale", "check")
 _OPTIONAL = ("hint", "references", "examples", "kafka")
-
-
-class RuleError(ValueError):
-    """A rule file that cannot be loaded; the message names the file and the problem."""
 
 
 @dataclass(frozen=True)
@@ -303,32 +300,6 @@ def unsafe_schema(schema: Any) -> str | None:
             if key not in LITERAL_KEYWORDS:
                 stack.append(value)
     return None
-
-
-def template_fields(template: str, source: str = "") -> list[str]:
-    """The ``{placeholders}`` of a message template; anything but a plain name is refused."""
-    names = []
-    try:
-        parsed = list(string.Formatter().parse(template))
-    except ValueError as exc:
-        raise RuleError(f"{source}: bad message template: {exc}") from None
-    for _, name, spec, conversion in parsed:
-        if name is None:
-            continue
-        if not name.isidentifier() or spec or conversion:
-            raise RuleError(f"{source}: message placeholders are plain names like {{name}}, not {{{name}}}")
-        names.append(name)
-    return names
-
-
-def render(template: str, facts: dict[str, Any]) -> str:
-    """Fill a template with plain values only: no attribute access, no format specs."""
-    out = []
-    for literal, name, _, _ in string.Formatter().parse(template):
-        out.append(literal)
-        if name is not None:
-            out.append(str(facts.get(name, "")))
-    return "".join(out)
 
 
 def _check_unique(rules: list[Rule]) -> None:

@@ -6,6 +6,7 @@ import gc
 import os
 from collections import defaultdict
 from contextlib import contextmanager
+from functools import lru_cache
 from dataclasses import dataclass, field
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -365,10 +366,18 @@ def _findings(ctx: FileContext, rule: Rule, hits: Iterable[Hit], ruleset: RuleSe
     return out
 
 
+@lru_cache(maxsize=1)
+def compat_rule_keys() -> frozenset[str]:
+    """Ids and names of the built-in compat rules (``check: {compat: ...}``)."""
+    return frozenset(key for rule in load_pack(builtin_pack_dir()) if rule.scope == "compat"
+                     for key in (rule.id, rule.name))
+
+
 def suppress_inline(ctx: FileContext, findings: list[Finding], report: Report) -> list[Finding]:
     document = ctx.document
     suppressions = parse_suppressions(document.text, document.line_col) if document.text else []
     ctx.suppressions = suppressions  # read by the meta rules
+    ctx.compat_rules = compat_rule_keys()  # a suppression of a compat rule is for krpc-lint compat, not unused
     if not suppressions:
         return list(findings)
     kept = []
