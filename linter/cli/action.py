@@ -29,11 +29,11 @@ from linter.compat.api import compare_result
 from linter.compat.changelog import Changelog, changelog
 from linter.compat.releases import resolve_released
 from linter.compat.report import compat_ruleset, to_report
-from linter.compat.sources import SourceError, against, changed_files, check_ref, first_line, run_git
+from linter.compat.sources import SourceError, against, changed_specs, check_ref, first_line, run_git
 from linter.engine.config import Config, ConfigError, load_config
 from linter.engine.findings import Finding, Report
 from linter.engine.levels import SEVERITIES
-from linter.engine.runner import UsageError, collect_files, lint, select_rules
+from linter.engine.runner import UsageError, lint, select_rules
 from linter.report.formats import escape_data, render_github, render_sarif, render_text, rule_label, summary_line
 
 NO_COMMIT = "0" * 40
@@ -164,13 +164,6 @@ def check(inputs: Inputs, env: Mapping[str, str]) -> Outcome:
     result = compare_result(old, new, released=released.revisions)
     return Outcome(lint_report, to_report(result, config), changelog(old, new, result), base, why, config,
                    released.source, elsewhere)
-
-
-def changed_specs(ref: str, paths: Sequence[str], config: Config, purpose: str) -> list[str]:
-    """The spec files below ``paths`` that differ from REF: git says what changed, discovery what is a spec
-    (a changed Trogdor workload is not one). Shared by ``lint --changed-since`` and ``lint-scope: changed``."""
-    changed = changed_files(ref, purpose=purpose)
-    return [str(file) for file in collect_files(paths, config).files if os.path.realpath(file) in changed]
 
 
 def changed_only(report: Report, base: str, paths: Sequence[str], config: Config) -> tuple[Report, int]:

@@ -184,8 +184,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
 def _changed_specs(ref: str, paths: tuple[str, ...], config: Config) -> tuple[str, ...]:
     """``--changed-since``: the spec files below ``paths`` that differ from REF, named one by one (so their
     directories are read as context, as pre-commit's files are); a git problem is a usage error."""
-    from linter.cli.action import changed_specs
-    from linter.compat.sources import SourceError
+    from linter.compat.sources import SourceError, changed_specs
 
     try:
         return tuple(changed_specs(ref, paths, config, f"--changed-since {ref}"))

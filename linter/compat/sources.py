@@ -14,12 +14,15 @@ import re
 import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from linter.compat.revision import Revision
 from linter.parse.discovery import is_spec, json_files, skipped_dir
 from linter.parse.document import MAX_SPEC_BYTES
 from linter.parse.files import InputError, read_regular
+
+if TYPE_CHECKING:
+    from linter.engine.config import Config
 
 # One byte past the parser's limit: enough for it to report the file as too large.
 READ_LIMIT = MAX_SPEC_BYTES + 1
@@ -215,6 +218,15 @@ def changed_files(ref: str, *, cwd: str | os.PathLike[str] | None = None, purpos
     untracked = git_output(top, "ls-files", "-z", "--others", "--exclude-standard")
     names = filter(None, (diff + untracked).split(b"\0"))
     return {os.path.realpath(os.path.join(top, os.fsdecode(name))) for name in names}
+
+
+def changed_specs(ref: str, paths: Sequence[str], config: Config, purpose: str) -> list[str]:
+    """The spec files below ``paths`` that differ from REF: git says what changed, discovery what is a spec
+    (a changed Trogdor workload is not one). Shared by ``lint --changed-since`` and ``lint-scope: changed``."""
+    from linter.engine.runner import collect_files  # the linter's engine, only for this question
+
+    changed = changed_files(ref, purpose=purpose)
+    return [str(file) for file in collect_files(paths, config).files if os.path.realpath(file) in changed]
 
 
 def git_output(cwd: str, *args: str, stdin: bytes | None = None) -> bytes:
