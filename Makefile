@@ -40,6 +40,7 @@ run: install
 
 ## The whole test suite (uses ../shared when present; CI=true makes its absence a failure).
 test: install-test
+	$(BIN)/ruff check linter tests bench
 	$(BIN)/python -m pytest
 
 bench: install

@@ -250,8 +250,10 @@ def main() -> int:
             print(f"WARNING: {case.label}: kio's decode of our bytes is not the value encoded")
 
         pairs = {
-            "encode": (lambda: codec.encode(name, version, value), kio_encode),
-            "decode": (lambda: codec.decode(name, version, ours_data), lambda: read(kio_data, 0)),
+            "encode": (lambda name=name, version=version, value=value: codec.encode(name, version, value),
+                       kio_encode),
+            "decode": (lambda name=name, version=version, data=ours_data: codec.decode(name, version, data),
+                       lambda read=read, data=kio_data: read(data, 0)),
         }
         for op, goal in (("encode", ENCODE_GOAL), ("decode", DECODE_GOAL)):
             ours_s, kio_s = per_call_seconds(list(pairs[op]), args.min_time, args.batches)

@@ -167,7 +167,8 @@ def main() -> int:
         name, text = rng.choice(specs)
         mutant = (mutate_json if rng.random() < 0.5 else mutate_text)(text, rng)
         label = f"spec #{index} ({name}, seed {args.seed})"
-        lint_campaign.run(label, lambda: lint_texts({name: mutant}, config, ruleset=ruleset), {name: mutant})
+        lint_campaign.run(label, lambda name=name, mutant=mutant: lint_texts({name: mutant}, config, ruleset=ruleset),
+                          {name: mutant})
     lint_seconds = time.perf_counter() - started
     started = time.perf_counter()
     for index in range(args.pairs):
@@ -175,9 +176,12 @@ def main() -> int:
         mutant = mutate_json(text, rng) if rng.random() < 0.8 else mutate_text(text, rng)
         old, new = (text, mutant) if rng.random() < 0.5 else (mutant, text)
         label = f"pair #{index} ({name}, seed {args.seed})"
-        compat_campaign.run(label, lambda: to_report(compare(Revision("old", {name: old.encode("utf-8", "surrogatepass")}),
-                                                             Revision("new", {name: new.encode("utf-8", "surrogatepass")})),
-                                                     config, compat_rules), {"old-" + name: old, "new-" + name: new})
+        def check(name: str = name, old: str = old, new: str = new) -> object:
+            return to_report(compare(Revision("old", {name: old.encode("utf-8", "surrogatepass")}),
+                                     Revision("new", {name: new.encode("utf-8", "surrogatepass")})),
+                             config, compat_rules)
+
+        compat_campaign.run(label, check, {"old-" + name: old, "new-" + name: new})
     compat_seconds = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     for title, campaign, seconds in (("lint", lint_campaign, lint_seconds), ("compat", compat_campaign, compat_seconds)):

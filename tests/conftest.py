@@ -71,7 +71,7 @@ def spark():
 
 def run_cli(*args: str, cwd: Path = REPO_ROOT, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     """``krpc-lint ARGS`` in a fresh process, as a user runs it (no colour), fed ``stdin`` if given."""
-    return subprocess.run([sys.executable, "-m", "linter.cli.main", *args], cwd=cwd, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "linter.cli.main", *args], cwd=cwd, capture_output=True, check=False,
                           text=True, timeout=600, env={**os.environ, "NO_COLOR": "1"}, input=stdin)
 
 

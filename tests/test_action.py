@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ruamel.yaml import YAML
-
 from conftest import REPO_ROOT, require_shared
 from gitrepo import commit, git, init_repo, isolate_git, write
+from ruamel.yaml import YAML
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -54,7 +53,7 @@ def _run_step(step: dict[str, Any], inputs: dict[str, str], env: dict[str, str],
     step_env = {name: _fill(value, {**defaults, **inputs}) for name, value in (step.get("env") or {}).items()}
     assert not EXPRESSION.search(step["run"]), "inputs must reach the script through env, not the script text"
     return subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], cwd=cwd,
-                          env={**env, **step_env}, capture_output=True, text=True, timeout=900)
+                          env={**env, **step_env}, capture_output=True, check=False, text=True, timeout=900)
 
 
 @pytest.fixture(scope="session")

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from gitrepo import commit, git, init_repo, isolate_git
+
 from linter.cli.main import cli
 
 BAD_SPEC = ('{"name": "Example", "type": "data", "validVersions": "0", "flexibleVersions": "0+", '
@@ -38,7 +38,7 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def krpc(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*_command(), *args], cwd=cwd, env=_env(**env), capture_output=True, text=True,
+    return subprocess.run([*_command(), *args], cwd=cwd, env=_env(**env), capture_output=True, check=False, text=True,
                           timeout=120, stdin=subprocess.DEVNULL)
 
 
@@ -106,7 +106,7 @@ def test_startup_imports_no_heavy_modules(tmp_path):
             "heavy = [m for m in ('rich', 'jsonschema', 'networkx', 'fastjsonschema') "
             "if m in sys.modules]\n"
             "assert not heavy, heavy")
-    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, check=False, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
 
 
@@ -124,7 +124,7 @@ def test_internal_error_without_and_with_debug(tmp_path, bad):
            "r.lint = explode\n" \
            "from linter.cli.main import main\nmain()\n"
     for debug, traceback_expected in (("0", False), ("1", True)):
-        result = subprocess.run([sys.executable, "-c", boom, "lint", "specs"], cwd=tmp_path, capture_output=True,
+        result = subprocess.run([sys.executable, "-c", boom, "lint", "specs"], cwd=tmp_path, capture_output=True, check=False,
                                 text=True, timeout=60, env=_env(KRPC_LINT_DEBUG=debug))
         assert result.returncode == 2
         assert "krpc-lint: internal error: RuntimeError: boom" in result.stderr

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import uuid
+from pathlib import Path
 
 import pytest
-from pathlib import Path
 
 from linter.codec import UNKNOWN_TAGS, Codec, DecodeError, EncodeError, SpecError
 

@@ -9,8 +9,8 @@ import random
 from pathlib import Path
 
 import pytest
-from headers import REQUEST_HEADER, RESPONSE_HEADER
 from conftest import require_shared, run_cli, shared_path
+from headers import REQUEST_HEADER, RESPONSE_HEADER
 
 from linter.codec import Codec, DecodeError
 from linter.codec.values import identical, random_value

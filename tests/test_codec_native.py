@@ -101,7 +101,7 @@ def test_errors_come_from_the_reference_path(golden):
         with pytest.raises(DecodeError) as through_codec:
             codec.decode(name, version, cut)
         with pytest.raises(DecodeError) as reference:
-            value, end = codec.plan(name, version).decode(cut, 0)
+            _value, end = codec.plan(name, version).decode(cut, 0)
             if end != len(cut):
                 raise DecodeError("trailing", end)
         assert (through_codec.value.offset, through_codec.value.path) == \

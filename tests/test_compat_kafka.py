@@ -11,8 +11,8 @@ from test_compat_cases import assert_reproduces
 
 from linter.compat.compare import CompatResult, _header_specs, compare
 from linter.compat.diff import WIRE, MessageDiff
-from linter.compat.witness import CrossCodec, Headers
 from linter.compat.sources import read_revision
+from linter.compat.witness import CrossCodec, Headers
 
 _RESULTS: dict[tuple[str, str], CompatResult] = {}
 

@@ -6,10 +6,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from gitrepo import commit, git, init_repo, isolate_git, write
 
 from linter.compat.sources import READ_LIMIT, SourceError, against, read_revision
 from linter.parse.document import MAX_SPEC_BYTES
-from gitrepo import commit, git, init_repo, isolate_git, write
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

@@ -16,8 +16,8 @@ from conftest import REPO_ROOT, require_shared, shared_path
 from linter.compat.api import compare_result
 from linter.compat.compare import CompatResult
 from linter.compat.diff import WIRE
-from linter.compat.revision import Revision
 from linter.compat.report import to_report
+from linter.compat.revision import Revision
 from linter.compat.witness import Cause, explain
 from linter.report.formats import render_text
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import require_shared
+
 from linter.codec import Codec
 from linter.codec.values import Array, Leaf, Struct, shape
 from linter.model.types import INTEGERS

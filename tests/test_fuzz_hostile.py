@@ -29,16 +29,15 @@ import tracemalloc
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import lru_cache
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from conftest import REPO_ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from conftest import REPO_ROOT
 from spec_strategies import lint_files, message_specs
 
 from linter.cli.common import printable
@@ -50,9 +49,22 @@ from linter.engine.findings import Finding, Report
 from linter.engine.levels import FORMATS, PROFILES, SEVERITIES
 from linter.engine.patterns import compile_linear, linear_patterns
 from linter.engine.rules import RuleError, RuleSet, load_pack
-from linter.engine.runner import UsageError, all_rules, kafka_target, lint, lint_texts, select_rules
+from linter.engine.runner import (
+    UsageError,
+    all_rules,
+    kafka_target,
+    lint,
+    lint_texts,
+    select_rules,
+)
 from linter.parse.document import read_document
-from linter.parse.jsonc import MAX_DEPTH, JsonSyntaxError, PositionalParser, fast_load, tokens
+from linter.parse.jsonc import (
+    MAX_DEPTH,
+    JsonSyntaxError,
+    PositionalParser,
+    fast_load,
+    tokens,
+)
 from linter.report.formats import render
 
 T = TypeVar("T")

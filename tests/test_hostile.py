@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO_ROOT, require_shared
 
 SECONDS = 5.0
@@ -236,7 +235,7 @@ def test_compat_reports_an_unbuildable_spec_and_goes_on(tmp_path: Path, label: s
         outcome = run_bounded("compat", "--profile", "strict", str(tmp_path / old), str(tmp_path / new))
         assert_bounded(outcome)
         assert outcome.code == 1, (label, outcome.stdout, outcome.stderr)
-        assert f"new/Ledger.json:" in outcome.stdout and "KL1091" in outcome.stdout and reason in outcome.stdout, \
+        assert "new/Ledger.json:" in outcome.stdout and "KL1091" in outcome.stdout and reason in outcome.stdout, \
             (label, outcome.stdout)
         assert "WidgetFetchRequest.json:" in outcome.stdout  # the other spec's change (a version added or dropped) is still reported
     for command in ("changelog", "matrix"):
@@ -399,7 +398,7 @@ def test_a_pack_pattern_that_needs_backtracking_is_refused(tmp_path: Path) -> No
 class _Counting(http.server.BaseHTTPRequestHandler):
     requests = 0
 
-    def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+    def do_GET(self) -> None:
         type(self).requests += 1
         self.send_response(200)
         self.end_headers()

@@ -9,7 +9,6 @@ import ast
 from pathlib import Path
 
 import networkx as nx
-
 from conftest import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "linter"

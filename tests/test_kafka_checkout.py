@@ -231,7 +231,6 @@ def test_audit_and_compat_agree_on_every_change_of_the_history(kafka: Path) -> N
     directories), so a move between directories with the same base name is no rename to it."""
     from linter import Config, compare
     from linter.compat.releases import release_revisions, release_tags
-    from linter.compat.revision import Revision
     from linter.pipeline.audit import run_in_process, units
     from linter.pipeline.history import branches, extract
 

@@ -15,7 +15,7 @@ from linter.engine.runner import lint
 
 VALID_RELEASES = ("trunk-2024-10", "3.7.0")
 HISTORIC_MISSING_FLEXIBLE = 29  # per kafka-specs/README.md
-_LINE_COMMENT = re.compile(r"^\s*//.*$", re.M)
+_LINE_COMMENT = re.compile(r"^\s*//.*$", re.MULTILINE)
 
 
 def _lint(folder: Path, profile: str | None = None):

@@ -12,8 +12,8 @@ import pytest
 from conftest import format_findings, require_shared, run_cli
 
 from linter.engine.config import Config, ConfigError, load_config
-from linter.engine.runner import UsageError, lint, lint_texts
 from linter.engine.levels import KAFKA_VERSIONS
+from linter.engine.runner import UsageError, lint, lint_texts
 from linter.model.targets import TARGETS
 
 MESSAGES = "src/main/resources/common/message"

@@ -156,7 +156,7 @@ def test_duplicate_keys_last_wins_and_are_recorded() -> None:
     assert document.value == {"a": 3, "b": {"c": 2}}
     duplicates = sorted(document.duplicates)
     assert [d[0] for d in duplicates] == [("a",), ("b", "c")]
-    (path_a, offset_a, first_a), (path_c, offset_c, first_c) = duplicates
+    (_path_a, offset_a, first_a), (_path_c, offset_c, first_c) = duplicates
     assert document.line_col(offset_a) == (4, 3)
     assert document.line_col(first_a) == (2, 3)
     assert text[first_c:].startswith('"c": 1') and text[offset_c:].startswith('"c": 2')

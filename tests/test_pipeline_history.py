@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from gitrepo import commit, git, init_repo, isolate_git, write
 
 from linter.pipeline import schema
 from linter.pipeline.history import (
@@ -33,7 +34,6 @@ from linter.pipeline.history import (
     SpecRevision,
     extract,
 )
-from gitrepo import commit, git, init_repo, isolate_git, write
 
 MSG = "clients/src/main/resources/common/message"
 META = "metadata/src/main/resources/common/metadata"

@@ -7,7 +7,12 @@ from pathlib import Path
 import pytest
 
 from linter.pipeline.audit import reads_history
-from linter.pipeline.output import MARKER, OutputExists, OutputOverInput, atomic_directory
+from linter.pipeline.output import (
+    MARKER,
+    OutputExists,
+    OutputOverInput,
+    atomic_directory,
+)
 
 
 def _leftovers(parent: Path) -> list[str]:

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from headers import REQUEST_HEADER, RESPONSE_HEADER
 from conftest import REPO_ROOT, require_shared, require_spark, run_cli
+from headers import REQUEST_HEADER, RESPONSE_HEADER
+
 from linter.codec import UNKNOWN_TAGS, Codec, SpecError
 from linter.pipeline import frames as frames_mod
 from linter.pipeline import replay as replay_mod

@@ -22,9 +22,14 @@ from xml.etree.ElementTree import Element
 
 import html5lib
 import pytest
-
 from conftest import REPO_ROOT, in_ci, require_shared
-from linter.pipeline.report_html import TABLE_LIMIT, WIRE_COLUMNS, compact_versions, render_report
+
+from linter.pipeline.report_html import (
+    TABLE_LIMIT,
+    WIRE_COLUMNS,
+    compact_versions,
+    render_report,
+)
 
 SCRIPT = "<script>alert(1)</script>"
 IMG = '"><img src=x onerror=alert(2)>'
@@ -374,7 +379,13 @@ def _browse(page: Path, profile: Path, *action: str) -> subprocess.CompletedProc
 def kafka_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """report.html of an in-process audit of Kafka's trunk (about 900 revision pairs, 3 s, no Spark), written
     as ``krpc-lint audit`` writes it."""
-    from linter.pipeline.audit import IN_PROCESS, _write_report, extract, run_in_process, units
+    from linter.pipeline.audit import (
+        IN_PROCESS,
+        _write_report,
+        extract,
+        run_in_process,
+        units,
+    )
 
     bundle = require_shared("kafka-history", "kafka-json.bundle")
     top = tmp_path_factory.mktemp("kafka-audit")
@@ -391,7 +402,7 @@ def kafka_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_every_category_of_kafkas_report_is_documented(kafka_report: Path) -> None:
     """The categories table of docs/compat.md lists every category the report shows (``ERROR`` is said there)."""
-    documented = set(re.findall(r"^\| `([A-Za-z_]+)` \|", (REPO_ROOT / "docs" / "compat.md").read_text(), re.M))
+    documented = set(re.findall(r"^\| `([A-Za-z_]+)` \|", (REPO_ROOT / "docs" / "compat.md").read_text(), re.MULTILINE))
     summary = by_id(parse(kafka_report.read_text(encoding="utf-8")), "summary")
     categories = {row[0] for row in body_rows([t for t in summary.iter() if local(t) == "table"][1])}
     assert "input" in categories and "WIRE_BREAKING" in categories

@@ -16,10 +16,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from ruamel.yaml import YAML
-
 from conftest import REPO_ROOT, require_shared, unavailable
 from gitrepo import commit, git, init_repo, isolate_git, write
+from ruamel.yaml import YAML
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -62,19 +61,19 @@ def _specs(repo: Path, source: Path, *, spec_dir: str = SPEC_DIR) -> None:
 
 def _pre_commit(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "pre_commit", *args, "--color=never"], cwd=repo,
-                          capture_output=True, text=True, timeout=900)
+                          capture_output=True, check=False, text=True, timeout=900)
 
 
 def _git_commit(repo: Path, message: str) -> subprocess.CompletedProcess[str]:
     """``git commit`` of everything, through the hook that ``pre-commit install`` wrote (its output is on stderr)."""
     git(repo, "add", "-A")
-    return subprocess.run(["git", "commit", "-m", message], cwd=repo, capture_output=True, text=True,
+    return subprocess.run(["git", "commit", "-m", message], cwd=repo, capture_output=True, check=False, text=True,
                           env={**os.environ, "PRE_COMMIT_COLOR": "never"}, timeout=900)
 
 
 def _hook_status(output: str) -> dict[str, str]:
     """``{hook name: Passed | Failed | Skipped...}`` from pre-commit's dotted status lines."""
-    return {m[1]: m[2] for m in re.finditer(r"^(krpc-lint[^.\n]*?)\.{2,}(?:\([^)]*\))?(\w+)$", output, re.M)}
+    return {m[1]: m[2] for m in re.finditer(r"^(krpc-lint[^.\n]*?)\.{2,}(?:\([^)]*\))?(\w+)$", output, re.MULTILINE)}
 
 
 def test_hooks_file_declares_both_hooks() -> None:
@@ -208,7 +207,7 @@ def test_the_hooks_in_a_clone_of_kafkas_history(repo: Path, hook_rev: str, tmp_p
     assert result.returncode == 1
     assert _hook_status(result.stderr)["krpc-lint compat"] == "Failed"
     assert re.search(rf"^{SPEC_DIR}/FetchRequest\.json:\d+:\d+: KL1003 \[field-retyped\] FetchRequest \(v0-14\): "
-                     "ReplicaId: int32 -> int64", result.stderr, re.M), result.stderr
+                     "ReplicaId: int32 -> int64", result.stderr, re.MULTILINE), result.stderr
 
     # Acceptance 3: the request bumped to v18 without its response. pre-commit passes the lint hook only
     # FetchRequest.json; the hook reads its directory as context and reports the pair (a warning: shown

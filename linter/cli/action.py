@@ -29,12 +29,26 @@ from linter.compat.api import compare_result
 from linter.compat.changelog import Changelog, changelog
 from linter.compat.releases import resolve_released
 from linter.compat.report import compat_ruleset, to_report
-from linter.compat.sources import SourceError, against, changed_specs, check_ref, first_line, run_git
+from linter.compat.sources import (
+    SourceError,
+    against,
+    changed_specs,
+    check_ref,
+    first_line,
+    run_git,
+)
 from linter.engine.config import Config, ConfigError, load_config
 from linter.engine.findings import Finding, Report
 from linter.engine.levels import SEVERITIES
 from linter.engine.runner import UsageError, lint, select_rules
-from linter.report.formats import escape_data, render_github, render_sarif, render_text, rule_label, summary_line
+from linter.report.formats import (
+    escape_data,
+    render_github,
+    render_sarif,
+    render_text,
+    rule_label,
+    summary_line,
+)
 
 NO_COMMIT = "0" * 40
 MAX_TABLE_ROWS = 300

@@ -57,7 +57,8 @@ def refuse_overlap(output: str, inputs: Iterable[str | os.PathLike[str] | None],
     """``parse.files.refuse_overlap`` as a usage error (exit 2), for commands that walk specs: inside an input
     directory only a path the walk would read is refused."""
     from linter.parse.discovery import would_read
-    from linter.parse.files import OutputOverInput, refuse_overlap as refuse
+    from linter.parse.files import OutputOverInput
+    from linter.parse.files import refuse_overlap as refuse
 
     try:
         refuse(output, inputs, what, reads=would_read)

@@ -28,7 +28,8 @@ def _disk_inputs(paths: tuple[str, ...], against: str | None) -> list[str]:
 
 def _revisions(paths: tuple[str, ...], against: str | None):
     """(old, new) from ``OLD NEW`` or ``--against REF [PATHS]``."""
-    from linter.compat.sources import SourceError, against as against_ref, read_revision
+    from linter.compat.sources import SourceError, read_revision
+    from linter.compat.sources import against as against_ref
 
     try:
         if against is not None:

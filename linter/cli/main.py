@@ -22,8 +22,14 @@ if TYPE_CHECKING:
     from linter.engine.config import Config
     from linter.engine.rules import Rule
 
-from linter.cli.common import CliError, InternalError, emit, load_config_file, printable, refuse_overlap  # noqa: E402
-from linter.engine.levels import FORMATS, KAFKA_VERSIONS, PROFILES, SEVERITIES  # noqa: E402 - costs no imports
+from linter.cli.common import (
+    CliError,
+    InternalError,
+    emit,
+    load_config_file,
+    refuse_overlap,
+)
+from linter.engine.levels import FORMATS, KAFKA_VERSIONS, PROFILES, SEVERITIES
 
 DEBUG_ENV = "KRPC_LINT_DEBUG"
 
@@ -35,7 +41,7 @@ def _translate(exc: Exception) -> CliError:
         from linter.engine.rules import RuleError
         from linter.engine.runner import UsageError
         from linter.engine.suppress import BaselineError
-    except Exception:  # a broken install: report the original problem, not this one
+    except Exception:  # noqa: BLE001 - a broken install: report the original problem, not this one
         known: tuple[type[Exception], ...] = ()
     else:
         known = (UsageError, ConfigError, RuleError, BaselineError)
@@ -371,20 +377,20 @@ def main(argv: list[str] | None = None) -> None:
 
 # --- codec (linter/cli/codec_cmd.py) --------------------------------------------------------
 
-from linter.cli.codec_cmd import codec_group  # noqa: E402 - imports only click
+from linter.cli.codec_cmd import codec_group
 
 cli.add_command(codec_group)
 
 # --- compat, changelog, matrix (linter/cli/compat_cmd.py) ------------------------------------
 
-from linter.cli.compat_cmd import changelog_command, compat_command, matrix_command  # noqa: E402
+from linter.cli.compat_cmd import changelog_command, compat_command, matrix_command
 
 for _command in (compat_command, changelog_command, matrix_command):
     cli.add_command(_command)
 
 # --- audit, replay, frames (linter/cli/pipeline_cmd.py; PySpark only when they run) ----------
 
-from linter.cli.pipeline_cmd import audit_command, frames_group, replay_command  # noqa: E402
+from linter.cli.pipeline_cmd import audit_command, frames_group, replay_command
 
 for _command in (audit_command, replay_command, frames_group):
     cli.add_command(_command)

@@ -10,4 +10,4 @@ from linter.codec.codec import Codec
 from linter.codec.compiler import UNKNOWN_TAGS
 from linter.codec.errors import CodecError, DecodeError, EncodeError, SpecError
 
-__all__ = ["Codec", "CodecError", "DecodeError", "EncodeError", "SpecError", "UNKNOWN_TAGS"]
+__all__ = ["UNKNOWN_TAGS", "Codec", "CodecError", "DecodeError", "EncodeError", "SpecError"]

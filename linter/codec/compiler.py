@@ -627,13 +627,13 @@ class StructPlan:
                 raise exc.at(name) from None
 
     def _check_extra_keys(self, value: dict) -> None:
-        for key in value:
+        for key, item in value.items():
             if key in self.keys:
                 continue
             plan = next((f for f in self.absent if f.key == key), None)
             if plan is None:
                 raise EncodeError(f"{self.name} has no field {key!r}")
-            if not plan.ignorable and not plan.is_default(value[key]):
+            if not plan.ignorable and not plan.is_default(item):
                 raise EncodeError(f"field {plan.spec.name} does not exist in version {self.version} and is not "
                                   "ignorable, but has a non-default value").at(plan.spec.name)
 
@@ -1024,4 +1024,4 @@ def _nullable_struct(plan: StructPlan, nullable: bool, tagged: bool) -> tuple[En
     return encode, decode
 
 
-__all__ = ["INT8", "MessageCompiler", "StructPlan", "UNKNOWN_TAGS", "json_key", "uuid_from_text", "uuid_to_text"]
+__all__ = ["INT8", "UNKNOWN_TAGS", "MessageCompiler", "StructPlan", "json_key", "uuid_from_text", "uuid_to_text"]

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from linter.compat.compare import DEFAULT_CROSS_CHECK, CompatResult, compare as compare_revisions
+from linter.compat.compare import DEFAULT_CROSS_CHECK, CompatResult
+from linter.compat.compare import compare as compare_revisions
 from linter.compat.report import to_report
 from linter.compat.revision import Revision
 from linter.compat.sources import read_revision

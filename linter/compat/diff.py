@@ -14,7 +14,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from linter.compat.layout import LayoutBuilder, LayoutError, Slot, StructLayout, same_wire
+from linter.compat.layout import (
+    LayoutBuilder,
+    LayoutError,
+    Slot,
+    StructLayout,
+    same_wire,
+)
 from linter.model.defaults import DefaultError, parse_default
 from linter.model.spec import COORDINATOR_TYPES, FieldSpec, MessageSpec
 from linter.model.traits import header_version, segments
@@ -166,7 +172,7 @@ class MessageDiff:
             self.record("message-added", SAFE, f"{self.name} added", new.versions or NONE)
             return self.changes()
         if new is None:
-            gone = "its file is gone, so apiKey {} is no longer reserved".format(old.api_key) if old.removed \
+            gone = f"its file is gone, so apiKey {old.api_key} is no longer reserved" if old.removed \
                 else "every version is gone"
             self.record("message-removed", "VERSION_DROPPED", f"{old.type} {self.name} removed: {gone}",
                         old.versions or NONE, side="old")

@@ -16,7 +16,13 @@ from typing import Any
 
 from linter.model.registry import StructRegistry
 from linter.model.spec import FieldSpec, MessageSpec
-from linter.model.traits import FieldAt, field_at, leaf_wire, representative, version_boundaries
+from linter.model.traits import (
+    FieldAt,
+    field_at,
+    leaf_wire,
+    representative,
+    version_boundaries,
+)
 from linter.model.versions import NONE, Versions
 
 MAX_DEPTH = 64  # nesting far beyond any real spec; a recursive struct is refused, not followed forever

@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from linter.compat.revision import Revision, parsed_once
-from linter.compat.sources import SourceError, _Git, _split, first_line, read_revision, run_git
+from linter.compat.sources import (
+    SourceError,
+    _Git,
+    _split,
+    first_line,
+    read_revision,
+    run_git,
+)
 
 RELEASE_TAG = r"^v?\d+\.\d+(\.\d+)?$"
 

@@ -223,7 +223,9 @@ def changed_files(ref: str, *, cwd: str | os.PathLike[str] | None = None, purpos
 def changed_specs(ref: str, paths: Sequence[str], config: Config, purpose: str) -> list[str]:
     """The spec files below ``paths`` that differ from REF: git says what changed, discovery what is a spec
     (a changed Trogdor workload is not one). Shared by ``lint --changed-since`` and ``lint-scope: changed``."""
-    from linter.engine.runner import collect_files  # the linter's engine, only for this question
+    from linter.engine.runner import (
+        collect_files,  # the linter's engine, only for this question
+    )
 
     changed = changed_files(ref, purpose=purpose)
     return [str(file) for file in collect_files(paths, config).files if os.path.realpath(file) in changed]

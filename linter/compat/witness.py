@@ -287,16 +287,16 @@ class CrossCodec:
             if old.type == "request":
                 header = {"correlationId": 1, "clientId": "krpc-lint"}
                 frame = self.old.encode_request(version, header, body, name=old.name)
-                read = lambda: self.new.decode_request(frame)[2:]  # noqa: E731 - (header, body)
+                read = lambda: self.new.decode_request(frame)[2:]
             else:
                 frame = self.old.encode_response(old.api_key, version, {"correlationId": 1}, body)
-                read = lambda: self.new.decode_response(new.api_key, version, frame)  # noqa: E731
+                read = lambda: self.new.decode_response(new.api_key, version, frame)
         except (KeyError, ValueError):  # no header spec in a revision, or a header version it lacks
             return None
         old_header, new_header = header_version(old, version), header_version(new, version)
         shown = {"header version": old_header, "body": self.old.to_json(old.name, version, body)}
         try:
-            got_header, got_body = read()
+            got_header, _got_body = read()
         except (DecodeError, KeyError, ValueError) as exc:
             return Witness(version, "old", frame.hex(), shown, None, error=f"read with {old.type} header v{new_header}: {exc}")
         return Witness(version, "old", frame.hex(), shown, {"header version": new_header, "header": got_header},

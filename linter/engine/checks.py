@@ -844,7 +844,7 @@ def lenient_scalar(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
         for key in ("mapKey", "ignorable", "zeroCopy"):
             if key in spec.raw and not isinstance(spec.raw[key], bool):
                 yield Hit(spec.child(key), f"{key} should be a JSON boolean, not {spec.raw[key]!r}")
-        if "tag" in spec.raw and (isinstance(spec.raw["tag"], (str, float)) or isinstance(spec.raw["tag"], bool)):
+        if "tag" in spec.raw and isinstance(spec.raw["tag"], (str, float, bool)):
             yield Hit(spec.child("tag"), f"tag should be a JSON integer, not {spec.raw['tag']!r}")
         if "default" in spec.raw and spec.raw["default"] is not None and not isinstance(spec.raw["default"], str):
             yield Hit(spec.child("default"), f"default should be a JSON string, not {spec.raw['default']!r}")

@@ -9,8 +9,8 @@ from pathlib import Path as FsPath
 
 from linter.model.registry import StructRegistry
 from linter.model.schema import structure_issues
-from linter.model.targets import DEFAULT_TARGET, TARGETS, KafkaTarget
 from linter.model.spec import FieldSpec, Issue, MessageSpec, StructSpec, build_message
+from linter.model.targets import DEFAULT_TARGET, TARGETS, KafkaTarget
 from linter.parse.document import SpecDocument
 from linter.parse.jsonc import Path
 

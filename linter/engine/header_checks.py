@@ -9,13 +9,18 @@ key itself (KL101 through ``KafkaTarget``), so these checks stay quiet then.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
 from linter.engine.checks import _versioned, check
 from linter.engine.context import FileContext, Hit
 from linter.model.spec import RPC_TYPES, HeaderRange, MessageSpec
-from linter.model.traits import API_VERSIONS_KEY, CONTROLLED_SHUTDOWN_KEY, implied_header_version
+from linter.model.traits import (
+    API_VERSIONS_KEY,
+    CONTROLLED_SHUTDOWN_KEY,
+    implied_header_version,
+)
 from linter.model.versions import SHORT_MAX, Versions
 
 HIGHEST_HEADER = {"request": 2, "response": 1}  # HIGHEST_REQUEST_HEADER / HIGHEST_RESPONSE_HEADER
@@ -79,7 +84,7 @@ def header_versions_contiguous(ctx: FileContext, options: dict[str, Any]) -> Ite
     if first.versions.lowest != 0:
         yield Hit(_at(first), f"headerVersions start at version {first.versions.lowest}; the first range must start "
                   "at 0 so that the map covers every version the schema describes, removed ones too", at_key=True)
-    for previous, entry in zip(ranges, ranges[1:]):
+    for previous, entry in itertools.pairwise(ranges):
         if previous.versions.open_ended:
             yield Hit(_at(previous), f"the open-ended headerVersions range {previous.versions} is followed by "
                       f"{entry.versions}; only the last range may be open-ended", at_key=True)
@@ -181,7 +186,7 @@ def implied_map(message: MessageSpec) -> str:
     """The headerVersions map (as JSON text) that reproduces what flexibleVersions implies, from version 0."""
     entries: list[list] = []  # [first version, header]
     top = message.versions.highest if message.versions is not None else 0
-    for version in range(0, top + 1):
+    for version in range(top + 1):
         header = implied_header_version(message, version)
         if not entries or entries[-1][1] != header:
             entries.append([version, header])

@@ -10,16 +10,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass, field, replace
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
 from linter.engine import header_checks, record_checks  # noqa: F401 - they register their checks
 from linter.engine.checks import CHECKS
-from linter.engine.templates import RuleError, render, template_fields  # noqa: F401 - the rule API
 from linter.engine.levels import PROFILES, SEVERITIES
+from linter.engine.templates import RuleError, render, template_fields  # noqa: F401 - the rule API
 from linter.parse.files import read_regular
 
 NODE_KINDS = ("message", "field", "struct")
@@ -68,7 +68,9 @@ class Rule:
         if function is not None:
             fn, options = CHECKS[function].fn, self.check.get("options") or {}
             return lambda target: fn(target, options)
-        from linter.engine.declarative import declarative_runner  # it imports this module
+        from linter.engine.declarative import (
+            declarative_runner,  # it imports this module
+        )
 
         return declarative_runner(self.check)
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import gc
 import os
 from collections import defaultdict
-from contextlib import contextmanager
-from functools import lru_cache
-from dataclasses import dataclass, field
 from collections.abc import Iterable, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from linter.engine.cache import ResultCache
@@ -20,7 +20,6 @@ from linter.engine.suppress import apply_baseline, parse_suppressions, read_base
 from linter.model.targets import TARGETS, KafkaTarget, target
 from linter.parse.discovery import siblings, walk
 from linter.parse.document import load_document, read_document
-
 
 
 class UsageError(ValueError):
@@ -245,7 +244,7 @@ def lint_texts(texts: dict[str, str | bytes], config: Config | None = None, *, c
     # a str holding a lone surrogate becomes the bytes it stands for, which the reader reports as not UTF-8
     contexts = [FileContext(read_document(name, text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")), target)
                 for name, text in texts.items()]
-    whole = {str(Path(".").resolve())} if complete else set()
+    whole = {str(Path.cwd())} if complete else set()
     return lint_contexts(contexts, ruleset or select_rules(config), config, complete=whole)
 
 

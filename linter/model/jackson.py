@@ -7,6 +7,7 @@ Kafka's generator deserialises with Jackson's default scalar coercions plus
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -38,7 +39,7 @@ def kind_of(value: Any) -> str:
     return "an object"
 
 
-def number_text(value: int | float) -> str:
+def number_text(value: float) -> str:
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
         return repr(value)
     return repr(value) if isinstance(value, float) else str(value)
@@ -79,7 +80,7 @@ def as_int(value: Any, what: str, bits: int) -> int | None:
     if isinstance(value, bool):
         raise BindError("value-kind", f"{what} must be a number, found a boolean")
     if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
+        if not math.isfinite(value):
             raise BindError("value-kind", f"{what} must be a finite number")
         value = int(value)
     elif isinstance(value, str):

@@ -11,13 +11,21 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterator
+from typing import Any
 
 from linter.model.jackson import BindError, as_bool, as_enum, as_int, as_list, as_string
 from linter.model.types import FieldType, TypeSyntaxError
-from linter.model.versions import NONE, Versions, VersionsError, java_trim, parse_short, shown
+from linter.model.versions import (
+    NONE,
+    Versions,
+    VersionsError,
+    java_trim,
+    parse_short,
+    shown,
+)
 from linter.parse.jsonc import Path
 
 _parse_versions = lru_cache(maxsize=4096)(Versions.parse)  # specs repeat "0+" thousands of times

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path as FsPath
 from typing import Any
 
 from linter.parse.files import InputError, read_regular
-from linter.parse.jsonc import JsonSyntaxError, LineIndex, Path, PositionalParser, Positions, fast_load
+from linter.parse.jsonc import (
+    JsonSyntaxError,
+    LineIndex,
+    Path,
+    PositionalParser,
+    Positions,
+    fast_load,
+)
 
 MAX_SPEC_BYTES = 16 * 1024 * 1024  # far above any real spec; guards memory on hostile input
 

@@ -20,7 +20,6 @@ import json
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 Path = tuple[str | int, ...]

@@ -14,18 +14,24 @@ from __future__ import annotations
 
 import json
 import time
-from concurrent.futures import ThreadPoolExecutor
 import traceback
-from functools import lru_cache
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Protocol
 
-from linter.pipeline import schema
 from linter.parse.discovery import is_spec
-from linter.pipeline.history import History, RevisionPair, SpecRevision, branches, extract
+from linter.pipeline import schema
+from linter.pipeline.history import (
+    History,
+    RevisionPair,
+    SpecRevision,
+    branches,
+    extract,
+)
 from linter.pipeline.output import atomic_directory, write_parquet
 
 if TYPE_CHECKING:
@@ -162,7 +168,7 @@ def _error_row(ddl: str, known: dict[str, Any], problem: Exception | str) -> dic
 def pair_columns(pair: RevisionPair) -> dict[str, Any]:
     """The CHANGES columns that say which pair a change belongs to."""
     return {"lineage": pair.lineage, "old_commit": pair.old.commit, "new_commit": pair.new.commit,
-            "time": datetime.fromtimestamp(pair.new.time, timezone.utc), "release": pair.new.release,
+            "time": datetime.fromtimestamp(pair.new.time, UTC), "release": pair.new.release,
             "old_path": pair.old.path, "new_path": pair.new.path or pair.old.path, "old_blob": pair.old.blob,
             "new_blob": pair.new.blob, "released_in": pair.released_in}
 

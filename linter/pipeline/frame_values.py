@@ -218,7 +218,7 @@ def dict_maker(keys: list[str], makers: list[Maker]) -> Maker:
     params = "".join(f"k{i}, m{i}, " for i in range(count))
     items = ", ".join(f"k{i}: m{i}()" for i in range(count))
     namespace: dict[str, Any] = {}
-    exec(f"def factory({params}):\n    def make():\n        return {{{items}}}\n    return make\n", namespace)
+    exec(f"def factory({params}):\n    def make():\n        return {{{items}}}\n    return make\n", namespace)  # noqa: S102 - names only k0, m0...: no input text
     return namespace["factory"](*(item for pair in zip(keys, makers) for item in pair))
 
 
@@ -419,4 +419,4 @@ class Vocabulary:
         return lambda: zero if random_() < ZERO_UUID_CHANCE else uuid.UUID(bytes=randbytes(16))
 
 
-__all__ = ["Maker", "SIZE_CLASSES", "Traffic", "Vocabulary", "int_maker"]
+__all__ = ["SIZE_CLASSES", "Maker", "Traffic", "Vocabulary", "int_maker"]

@@ -50,8 +50,15 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import NamedTuple
 
-from linter.compat.sources import SourceError, _Git, check_ref, first_line, git_output, run_git
 from linter.compat.releases import RELEASE_TAG, Release, release_tags
+from linter.compat.sources import (
+    SourceError,
+    _Git,
+    check_ref,
+    first_line,
+    git_output,
+    run_git,
+)
 from linter.parse.discovery import SKIPPED_DIRS
 
 # Kafka's spec directories, in any module or at the top (``**/`` also matches no directory);

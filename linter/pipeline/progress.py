@@ -9,10 +9,17 @@ from __future__ import annotations
 import sys
 import threading
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 
 class RunProgress:
@@ -28,7 +35,7 @@ class RunProgress:
         self._stop = threading.Event()
         self._poller = threading.Thread(target=self._poll, daemon=True)
 
-    def __enter__(self) -> RunProgress:
+    def __enter__(self) -> Self:
         self.bar.start()
         self._poller.start()
         return self
@@ -56,7 +63,7 @@ class RunProgress:
             try:
                 tracker = self._spark.sparkContext.statusTracker()
                 stages = [tracker.getStageInfo(s) for s in tracker.getActiveStageIds()]
-            except Exception:  # noqa: BLE001 - the session may be stopping; the bar is cosmetic
+            except Exception:  # noqa: BLE001, S112 - the session may be stopping; the bar is cosmetic
                 continue
             stages = [s for s in stages if s is not None]
             if stages:

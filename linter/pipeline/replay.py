@@ -791,7 +791,7 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
         spark.conf.set(SPLIT_CONF, str(SPLITS_PER_CORE * spark.sparkContext.defaultParallelism))
         try:
             counts = _run(spark, read_frames(spark, frames_path, parquet), old, new, work_dir)
-        except Exception as exc:  # noqa: BLE001 - Spark's own failures: one line, never a Java stack trace
+        except Exception as exc:
             if type(exc).__module__.split(".")[0] not in ("pyspark", "py4j"):
                 raise
             raise ValueError(f"{frames_path}: Spark could not read the frames: {spark_reason(exc)}") from None

@@ -40,7 +40,7 @@ def require_pyspark() -> None:
     if not java or not os.path.exists(java):
         raise SparkUnavailable("Spark needs Java 17 or newer: install a JDK (e.g. apt install openjdk-17-jre-headless) "
                                "or set JAVA_HOME")
-    version = subprocess.run([java, "-version"], capture_output=True, text=True).stderr
+    version = subprocess.run([java, "-version"], capture_output=True, check=False, text=True).stderr
     major = _java_major(version)
     if major is not None and major < 17:
         raise SparkUnavailable(f"Spark needs Java 17 or newer, found Java {major} ({java}); set JAVA_HOME")

@@ -7,18 +7,17 @@ importlib.metadata) happen only in the format that needs them, so the CLI starts
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable
-from pathlib import Path, PurePath
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from linter.engine.findings import Finding, Report
     from linter.engine.rules import Rule
 
-from linter.engine.levels import FORMATS  # noqa: E402
-from linter.report.escape import json_text  # noqa: E402
+from linter.engine.levels import FORMATS
+from linter.report.escape import json_text
 
 TOOL_NAME = "krpc-lint"
 INFORMATION_URI = "https://pypi.org/project/krpc-lint/"
