@@ -8,17 +8,29 @@ reported as ``info`` with ``released: false``: such versions are not frozen yet.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from linter.compat.compare import CompatResult, PairResult
 from linter.compat.diff import Change, version_ranges
 from linter.compat.revision import Revision
 from linter.engine.config import Config
 from linter.engine.context import FileContext
 from linter.engine.findings import Finding, Report
-from linter.engine.rules import Rule, RuleSet
+from linter.engine.rules import Rule, RuleSet, builtin_pack_dir, load_pack
 from linter.engine.runner import apply_path_overrides, select_rules, suppress_inline
 from linter.engine.suppress import apply_baseline, read_baseline
 
 INPUT_RULE = "compat-input-invalid"
+
+
+class UnknownChange(RuntimeError):
+    """A change of a kind no compat rule describes: a bug in krpc-lint, never dropped in silence."""
+
+
+@lru_cache(maxsize=1)
+def described_changes() -> frozenset[str]:
+    """The change kinds the built-in compat rules describe (``check: {compat: KIND}``)."""
+    return frozenset(rule.check["compat"] for rule in load_pack(builtin_pack_dir()) if rule.scope == "compat")
 
 
 def compat_ruleset(config: Config) -> tuple[RuleSet, dict[str, Rule]]:
@@ -49,6 +61,8 @@ def to_report(result: CompatResult, config: Config | None = None,
             rule = by_change.get(change.rule)
             if rule is not None:
                 _add(findings, _finding(result, pair, change, rule, ruleset))
+            elif change.rule not in described_changes():  # deselected rules drop their changes; no rule is a bug
+                raise UnknownChange(f"compat found a change of kind {change.rule!r} that no rule describes")
     report = Report(files=len(result.new.files))
     for path, items in findings.items():
         ctx = contexts.get(path)
