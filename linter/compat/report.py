@@ -16,7 +16,7 @@ from linter.compat.revision import Revision
 from linter.engine.config import Config
 from linter.engine.context import FileContext
 from linter.engine.findings import Finding, Report
-from linter.engine.rules import Rule, RuleSet, builtin_pack_dir, load_pack
+from linter.engine.rules import Rule, RuleSet, builtin_compat_rules
 from linter.engine.runner import apply_path_overrides, select_rules, suppress_inline
 from linter.engine.suppress import apply_baseline, read_baseline
 
@@ -30,7 +30,7 @@ class UnknownChange(RuntimeError):
 @lru_cache(maxsize=1)
 def described_changes() -> frozenset[str]:
     """The change kinds the built-in compat rules describe (``check: {compat: KIND}``)."""
-    return frozenset(rule.check["compat"] for rule in load_pack(builtin_pack_dir()) if rule.scope == "compat")
+    return frozenset(rule.check["compat"] for rule in builtin_compat_rules())
 
 
 def compat_ruleset(config: Config) -> tuple[RuleSet, dict[str, Rule]]:

@@ -89,6 +89,11 @@ def builtin_pack_dir() -> Path:
     raise RuleError("the built-in rule pack is missing (expected rules/ next to the linter package)")
 
 
+def builtin_compat_rules() -> list[Rule]:
+    """The built-in rules that describe a kind of change (``check: {compat: KIND}``): what compat reports."""
+    return [rule for rule in load_pack(builtin_pack_dir()) if rule.scope == "compat"]
+
+
 def _pack_files(location: Path) -> list[str]:
     """The YAML files of a pack, sorted (as strings: a lint lists the built-in pack every run)."""
     if location.is_file():

@@ -15,7 +15,13 @@ from linter.engine.cache import ResultCache
 from linter.engine.config import Config
 from linter.engine.context import DirectoryContext, FileContext, Hit
 from linter.engine.findings import Finding, Report
-from linter.engine.rules import Rule, RuleSet, builtin_pack_dir, load_pack
+from linter.engine.rules import (
+    Rule,
+    RuleSet,
+    builtin_compat_rules,
+    builtin_pack_dir,
+    load_pack,
+)
 from linter.engine.suppress import apply_baseline, parse_suppressions, read_baseline
 from linter.model.targets import TARGETS, KafkaTarget, target
 from linter.parse.discovery import siblings, walk
@@ -157,21 +163,9 @@ def _siblings(paths: Sequence[str | os.PathLike], files: list[Path], complete: s
 
 
 def display_paths(files: Sequence[Path]) -> list[str]:
-    """``display_path`` of many files, working out each directory once."""
-    shown: dict[str, str] = {}
-    names = []
-    for file in files:
-        parent, base = os.path.split(str(file))
-        if parent not in shown:
-            shown[parent] = display_path(Path(parent)) if parent else "."
-        names.append(base if shown[parent] == "." else os.path.join(shown[parent], base))
-    return names
-
-
-def display_path(path: Path) -> str:
-    """How a file is named in findings: as the user gave it (an absolute path stays absolute, as ruff and
-    buf print it back), normalised (``./specs/../specs`` is ``specs``)."""
-    return os.path.normpath(path)
+    """How files are named in findings: as the user gave them (an absolute path stays absolute, as ruff and
+    buf print it back), normalised (``./specs/../specs/A.json`` is ``specs/A.json``)."""
+    return [os.path.normpath(file) for file in files]
 
 
 def lint(paths: Sequence[str | os.PathLike] | str, config: Config | None = None) -> Report:
@@ -368,8 +362,7 @@ def _findings(ctx: FileContext, rule: Rule, hits: Iterable[Hit], ruleset: RuleSe
 @lru_cache(maxsize=1)
 def compat_rule_keys() -> frozenset[str]:
     """Ids and names of the built-in compat rules (``check: {compat: ...}``)."""
-    return frozenset(key for rule in load_pack(builtin_pack_dir()) if rule.scope == "compat"
-                     for key in (rule.id, rule.name))
+    return frozenset(key for rule in builtin_compat_rules() for key in (rule.id, rule.name))
 
 
 def suppress_inline(ctx: FileContext, findings: list[Finding], report: Report) -> list[Finding]:

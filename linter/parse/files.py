@@ -8,6 +8,7 @@ and at most ``limit + 1`` bytes are read, so the caller can say "too large" with
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 from collections.abc import Callable, Iterable
@@ -78,35 +79,34 @@ def _open_descriptor(path: str | os.PathLike[str], shown: str | None) -> tuple[i
 
 def read_regular(path: str | os.PathLike[str], limit: int = MAX_INPUT_BYTES, shown: str | None = None) -> bytes:
     """The bytes of the regular file at ``path``, at most ``limit + 1`` of them (``open_regular``'s errors).
-    Plain reads on the descriptor: a spec is one read of its size, and a short read is the end of a
-    regular file, so no second read is needed to see it."""
+    Plain reads on the descriptor: a spec is one read of its size (see ``_read_up_to``)."""
     descriptor, size = _open_descriptor(path, shown)
-    chunks, total = [], 0
     try:
-        while total <= limit:
-            want = min(max(size + 1 - total, 1 << 16), limit + 1 - total)
-            chunk = os.read(descriptor, want)
-            chunks.append(chunk)
-            total += len(chunk)
-            if not chunk or (len(chunk) < want and total >= size):
-                break  # a short read once the reported size is in: the end (a file that grew is read on)
+        return _read_up_to(functools.partial(os.read, descriptor), limit, size)
     except OSError as exc:
         name = shown if shown is not None else os.fspath(path)
         raise InputError(f"{name}: cannot read file: {exc.strerror or exc}") from None
     finally:
         os.close(descriptor)
-    return b"".join(chunks)
 
 
-def read_capped(stream: BinaryIO, limit: int, size: int = 0) -> bytes:
-    """Up to ``limit + 1`` bytes of a stream: ``size`` (what a file reports) in one read, so small files stay
-    one small read, then more while it keeps giving (a pipe, a file that grows, /proc's sizeless files)."""
+def read_capped(stream: BinaryIO, limit: int) -> bytes:
+    """Up to ``limit + 1`` bytes of a stream (a pipe, standard input, /proc's sizeless files)."""
+    return _read_up_to(stream.read, limit)
+
+
+def _read_up_to(read: Callable[[int], bytes], limit: int, size: int | None = None) -> bytes:
+    """Up to ``limit + 1`` bytes from ``read(n)``. With ``size`` (what a regular file reports) the first read
+    asks for all of it, and a short read once that much is in is the end, so no second read is needed to see
+    it (a file that grew is read on); without it, reads go on until one gives nothing."""
     chunks, total = [], 0
-    want = min(size, limit) + 1
     while total <= limit:
-        chunk = stream.read(min(max(want, 1 << 16), limit + 1 - total))
+        want = min(max((size or 0) + 1 - total, 1 << 16), limit + 1 - total)
+        chunk = read(want)
         if not chunk:
             break
         chunks.append(chunk)
         total += len(chunk)
+        if size is not None and len(chunk) < want and total >= size:
+            break
     return b"".join(chunks)
