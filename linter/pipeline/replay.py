@@ -588,6 +588,7 @@ class ReplaySummary:
 SPLIT_CONF, SPLITS_PER_CORE = "spark.sql.files.minPartitionNum", 4
 JSON_INPUT = ("api_key INT, api_version INT, direction STRING, correlation_id INT, bytes BINARY, hex STRING, "
               "corrupt STRING")
+INPUT_TYPES = dict(schema.fields(JSON_INPUT))  # each input column's Spark type: what it is cast to
 
 
 def read_frames(spark: SparkSession, frames_path: str | Path, parquet: list[str] | None = None) -> DataFrame:
@@ -613,9 +614,8 @@ def read_frames(spark: SparkSession, frames_path: str | Path, parquet: list[str]
     present = set(frames.columns)
     if not present & {"bytes", "hex"}:
         raise ValueError(f"{frames_path}: FRAMES needs a bytes or a hex column; it has {', '.join(frames.columns)}")
-    types = dict(zip(schema.columns(JSON_INPUT), ("int", "int", "string", "int", "binary", "string", "string")))
-    return frames.select(*[F.expr(f"try_cast(`{name}` AS {types[name]})").alias(name) if name in present
-                           else F.lit(None).cast(types[name]).alias(name) for name in INPUT_COLUMNS])
+    return frames.select(*[F.expr(f"try_cast(`{name}` AS {INPUT_TYPES[name]})").alias(name) if name in present
+                           else F.lit(None).cast(INPUT_TYPES[name]).alias(name) for name in INPUT_COLUMNS])
 
 
 _SPARK_TYPES = {"int8": "TINYINT", "int16": "SMALLINT", "int32": "INT", "int64": "BIGINT", "string": "STRING",
@@ -676,8 +676,7 @@ def _damage(file: Path) -> dict[int, str] | str | None:
     return damaged or None
 
 
-_KINDS = {"api_key": "integer", "api_version": "integer", "correlation_id": "integer", "direction": "string",
-          "hex": "string", "corrupt": "string", "bytes": "binary"}
+_KINDS = {"INT": "integer", "STRING": "string", "BINARY": "binary"}  # ... and what a Parquet column must hold
 
 
 def _check_types(file: Path, arrow_schema: Any) -> None:
@@ -690,9 +689,9 @@ def _check_types(file: Path, arrow_schema: Any) -> None:
              "binary": lambda t: pa.types.is_binary(t) or pa.types.is_large_binary(t)
              or pa.types.is_fixed_size_binary(t)}
     for column in arrow_schema:
-        kind = _KINDS.get(column.name)
-        if kind is None:
+        if column.name not in INPUT_TYPES:
             continue
+        kind = _KINDS[INPUT_TYPES[column.name]]
         type_ = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
         if not (pa.types.is_null(type_) or tests[kind](type_)):
             raise ValueError(f"{file}: column {column.name} is {type_}; replay reads {kind} values there "
