@@ -41,6 +41,7 @@ run: install
 ## The whole test suite (uses ../shared when present; CI=true makes its absence a failure).
 test: install-test
 	$(BIN)/ruff check linter tests bench
+	$(BIN)/mypy  # strict on linter/ (pyproject.toml [tool.mypy])
 	$(BIN)/python -m pytest
 
 bench: install

@@ -27,11 +27,11 @@ CLI = [sys.executable, "-m", "linter.cli.main"]
 
 
 def json_floor(*dirs: Path) -> None:
-    from linter.parse.jsonc import _strip_comments
+    from linter.parse.jsonc import strip_comments
 
     for directory in dirs:
         for path in sorted(directory.rglob("*.json")):
-            json.loads(_strip_comments(path.read_text(encoding="utf-8")))
+            json.loads(strip_comments(path.read_text(encoding="utf-8")))
 
 
 def lint_both(*dirs: Path) -> None:

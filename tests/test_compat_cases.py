@@ -12,7 +12,8 @@ from conftest import require_shared, shared_path
 from linter.codec import Codec
 from linter.codec.errors import DecodeError
 from linter.compat.compare import compare
-from linter.compat.diff import WIRE, primary
+from linter.compat.diff import primary
+from linter.compat.kinds import Category
 from linter.compat.revision import Revision
 
 CASES_DIR = shared_path() / "compat-cases"
@@ -50,11 +51,11 @@ def _decode_json(codec: Codec, name: str, version: int, data: bytes):
     return codec.to_json(name, version, codec.decode(name, version, data))
 
 
-@pytest.mark.parametrize("expected", [e for e in _cases() if e.get("primary") == WIRE], ids=lambda e: e["case"])
+@pytest.mark.parametrize("expected", [e for e in _cases() if e.get("primary") == Category.WIRE_BREAKING], ids=lambda e: e["case"])
 def test_wire_breaks_have_witnesses_the_codec_reproduces(expected: dict) -> None:
     result = _result(expected)
     for pair, change in result.changes():
-        if change.category != WIRE:
+        if change.category != Category.WIRE_BREAKING:
             continue
         witness = change.witness
         assert witness is not None, f"{change.rule} {change.message} has no witness"

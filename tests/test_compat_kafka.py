@@ -10,7 +10,8 @@ from conftest import require_shared
 from test_compat_cases import assert_reproduces
 
 from linter.compat.compare import CompatResult, _header_specs, compare
-from linter.compat.diff import WIRE, MessageDiff
+from linter.compat.diff import MessageDiff
+from linter.compat.kinds import Category
 from linter.compat.sources import read_revision
 from linter.compat.witness import CrossCodec, Headers
 
@@ -36,7 +37,7 @@ def test_every_pair_is_compared(old: str, new: str) -> None:
 
 @pytest.mark.parametrize(("old", "new"), RELEASES)
 def test_every_wire_break_has_a_reproducible_witness(old: str, new: str) -> None:
-    breaks = [(pair, change) for pair, change in _compare(old, new).changes() if change.category == WIRE]
+    breaks = [(pair, change) for pair, change in _compare(old, new).changes() if change.category == Category.WIRE_BREAKING]
     assert breaks
     for pair, change in breaks:
         assert change.witness is not None, f"{change.message_name}: {change.message}"
@@ -94,7 +95,7 @@ def test_3_7_to_trunk_unstable_versions_are_not_released() -> None:
     """ConsumerGroupDescribe v0 was unstable in 3.7.0: its changes are informational."""
     result = _compare("3.7.0", "trunk-2024-10")
     describe = [c for _, c in result.changes() if c.message_name == "ConsumerGroupDescribeResponse"
-                and c.category == WIRE]
+                and c.category == Category.WIRE_BREAKING]
     assert describe and all(not c.released for c in describe)
-    released_breaks = {c.message_name for _, c in result.changes() if c.category == WIRE and c.released}
+    released_breaks = {c.message_name for _, c in result.changes() if c.category == Category.WIRE_BREAKING and c.released}
     assert released_breaks and all(name.startswith("ConsumerGroup") for name in released_breaks)

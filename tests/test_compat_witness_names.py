@@ -15,7 +15,7 @@ from conftest import REPO_ROOT, require_shared, shared_path
 
 from linter.compat.api import compare_result
 from linter.compat.compare import CompatResult
-from linter.compat.diff import WIRE
+from linter.compat.kinds import Category
 from linter.compat.report import to_report
 from linter.compat.revision import Revision
 from linter.compat.witness import Cause, explain
@@ -51,7 +51,7 @@ def _assert_witnesses_name_their_cause(result: CompatResult) -> int:
     the first field read differently when it has one; returns how many witnesses were checked."""
     checked = 0
     for _, change in result.changes():
-        if change.category != WIRE or change.witness is None:
+        if change.category != Category.WIRE_BREAKING or change.witness is None:
             continue
         witness = change.witness.to_dict()
         text, cause = _witness_text(witness), witness.get("cause")

@@ -13,7 +13,7 @@ from conftest import require_shared
 
 from linter.codec import Codec
 from linter.codec.values import Array, Leaf, Struct, shape
-from linter.model.types import INTEGERS
+from linter.model.wire import INTEGERS
 from linter.pipeline import frames as frames_mod
 from linter.pipeline.frame_values import Traffic, dict_maker, int_maker
 from linter.pipeline.frames import CORRELATION_OFFSET, generate

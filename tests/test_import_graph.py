@@ -6,6 +6,7 @@ submodule, not back to the package."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from pathlib import Path
 
 import networkx as nx
@@ -55,20 +56,30 @@ def _targets(node: ast.AST, package: str, modules: dict[str, Path]) -> list[str]
     return targets
 
 
-def import_graph() -> nx.DiGraph:
+def _imports(cli: bool = True) -> Iterator[tuple[str, ast.AST, list[str], bool]]:
+    """(module, import node, the linter modules it imports, whether it is inside a function) for every
+    import that runs (not under TYPE_CHECKING); ``cli=False`` leaves out linter/cli/."""
     modules = _modules()
-    graph = nx.DiGraph()
-    graph.add_nodes_from(modules)
     for name, path in modules.items():
+        if not cli and name.startswith("linter.cli."):
+            continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
         hidden = _type_checking_only(tree)
+        inside = {id(node) for function in ast.walk(tree)
+                  if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) for node in ast.walk(function)}
         for node in ast.walk(tree):
-            if id(node) in hidden:
-                continue
-            for target in _targets(node, package, modules):
-                if target != name:
-                    graph.add_edge(name, target, line=node.lineno)
+            if id(node) not in hidden and isinstance(node, ast.Import | ast.ImportFrom):
+                targets = [target for target in _targets(node, package, modules) if target != name]
+                yield name, node, targets, id(node) in inside
+
+
+def import_graph() -> nx.DiGraph:
+    graph = nx.DiGraph()
+    graph.add_nodes_from(_modules())
+    for name, node, targets, _ in _imports():
+        for target in targets:
+            graph.add_edge(name, target, line=node.lineno)
     return graph
 
 
@@ -88,3 +99,50 @@ def test_the_graph_sees_function_level_and_relative_imports() -> None:
     assert graph.has_edge("linter.engine.runner", "linter.engine.rules")
     assert not graph.has_edge("linter.engine.cache", "linter.engine.rules")  # only under TYPE_CHECKING
     assert len(graph) > 60
+
+
+# Function-level imports of linter modules outside linter/cli/ (whose commands each import what they run, so
+# `--help` and a lint start fast), and why each waits for its function instead of standing at the top.
+LAZY_IMPORTS = {
+    ("linter.codec.codec", "linter.engine.config"): "only Codec.load lints a spec directory; bytes never load rules",
+    ("linter.codec.codec", "linter.engine.runner"): "only Codec.load lints a spec directory; bytes never load rules",
+    ("linter.compat.api", "linter.compat.changelog"): "the library's changelog() only; compare() users skip it",
+    ("linter.compat.api", "linter.compat.matrix"): "the library's matrix() only; compare() users skip it",
+    ("linter.compat.sources", "linter.engine.runner"): "only --changed-since asks; changelog and matrix skip rules",
+    ("linter.engine.config", "linter.parse.yamlfile"): "YAML configs only: ruamel costs a cold start",
+    ("linter.engine.rules", "linter.parse.yamlfile"): "rule YAML is read only when the pack cache is stale",
+    ("linter.engine.declarative", "linter.engine.patterns"): "RE2 loads only when a schema is compiled (cache miss)",
+    ("linter.model.schema", "linter.model._spec_validator"): "generated; loaded when a structure is first checked",
+    ("linter.pipeline.audit", "linter.compat.compare"): "runs on Spark executors: each task imports what it runs",
+    ("linter.pipeline.audit", "linter.compat.report"): "runs on Spark executors: each task imports what it runs",
+    ("linter.pipeline.audit", "linter.compat.revision"): "runs on Spark executors: each task imports what it runs",
+    ("linter.pipeline.audit", "linter.engine.config"): "runs on Spark executors: each task imports what it runs",
+    ("linter.pipeline.audit", "linter.engine.context"): "runs on Spark executors: each task imports what it runs",
+    ("linter.pipeline.audit", "linter.engine.runner"): "runs on Spark executors: each task imports what it runs",
+    ("linter.pipeline.audit", "linter.parse.document"): "runs on Spark executors: each task imports what it runs",
+    ("linter.pipeline.audit", "linter.pipeline.report_html"): "the report is written once, on the driver, at the end",
+    ("linter.pipeline.audit", "linter.pipeline.spark"): "PySpark is optional: small audits run without it",
+    ("linter.pipeline.audit", "linter.report.formats"): "runs on Spark executors: each task imports what it runs",
+    ("linter.pipeline.frames", "linter.codec"): "the codec compiles plans; `frames --help` must not pay for it",
+    ("linter.pipeline.output", "linter.pipeline.schema"): "pyarrow is optional: the schema module imports it",
+    ("linter.pipeline.replay", "linter.pipeline.output"): "pyarrow is optional: imported when results are written",
+    ("linter.pipeline.replay", "linter.pipeline.spark"): "PySpark is optional: imported when the job starts",
+    ("linter.pipeline.replay_batches", "linter.engine.config"): "runs on Spark executors: each task imports what it"
+                                                                " runs",
+    ("linter.pipeline.replay_batches", "linter.engine.runner"): "runs on Spark executors: each task imports what it"
+                                                                " runs",
+}
+
+
+def _lazy_imports() -> set[tuple[str, str]]:
+    """(module, imported linter module) for every import inside a function, outside linter/cli/."""
+    return {(name, target) for name, _, targets, lazy in _imports(cli=False) if lazy for target in targets}
+
+
+def test_lazy_imports_are_the_listed_ones() -> None:
+    """A lazy import hides an arrow from a reader of the module's top: each one is listed with its reason, and
+    one that is no longer there leaves the list."""
+    found = _lazy_imports()
+    unlisted = sorted(found - LAZY_IMPORTS.keys())
+    assert unlisted == [], "lazy imports not listed in LAZY_IMPORTS (add why, or import at the top)"
+    assert sorted(LAZY_IMPORTS.keys() - found) == [], "listed lazy imports that are gone"

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from linter.errors import KrpcLintError
 from linter.model.types import FieldType, TypeSyntaxError
 from linter.model.versions import ALL, NONE, SHORT_MAX, Versions, VersionsError
 from linter.parse.document import read_document
+from linter.parse.files import InputError, OutputOverInput
 from linter.parse.jsonc import JsonSyntaxError, PositionalParser, fast_load
+from linter.parse.yamlfile import YamlRefused, YamlTooLarge, load_yaml
 
 
 def doc(text: str | bytes):
@@ -368,3 +371,21 @@ def test_field_type_errors(text: str) -> None:
     with pytest.raises(TypeSyntaxError) as info:
         FieldType.parse(text)
     assert not info.value.array_of_arrays
+
+
+# --- the errors of the readers --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("error", "builtin"), [
+    (JsonSyntaxError, Exception), (InputError, OSError), (OutputOverInput, ValueError),
+    (YamlRefused, ValueError), (YamlTooLarge, ValueError),
+])
+def test_reader_errors_are_krpc_lint_errors(error: type[Exception], builtin: type[Exception]) -> None:
+    """One ``except KrpcLintError`` catches each; the ``except`` clauses written for the built-in base still do."""
+    assert issubclass(error, KrpcLintError)
+    assert issubclass(error, builtin)
+
+
+def test_yaml_key_that_is_a_collection_is_refused() -> None:
+    with pytest.raises(YamlRefused, match="a mapping key is a collection"):
+        load_yaml("? - a: 1\n: 2\n")

@@ -30,17 +30,17 @@ from linter.compat.changelog import Changelog, changelog
 from linter.compat.releases import resolve_released
 from linter.compat.report import compat_ruleset, to_report
 from linter.compat.sources import (
-    SourceError,
     against,
     changed_specs,
     check_ref,
     first_line,
     run_git,
 )
-from linter.engine.config import Config, ConfigError, load_config
+from linter.engine.config import Config, load_config
 from linter.engine.findings import Finding, Report
 from linter.engine.levels import SEVERITIES
-from linter.engine.runner import UsageError, lint, select_rules
+from linter.engine.runner import lint, select_rules
+from linter.errors import KrpcLintError
 from linter.report.formats import (
     escape_data,
     render_github,
@@ -56,7 +56,7 @@ MAX_CHANGELOG_CHARS = 200_000  # the job summary is capped at 1 MiB per step
 LINT_SCOPES = ("changed", "all")
 
 
-class ActionError(Exception):
+class ActionError(KrpcLintError):
     """A problem with the inputs or the checkout: printed as an ``::error::`` and exit 2."""
 
 
@@ -297,7 +297,7 @@ def run(env: Mapping[str, str]) -> int:
     try:
         inputs = Inputs.from_env(env)
         outcome = check(inputs, env)
-    except (ActionError, ConfigError, UsageError, SourceError) as exc:
+    except KrpcLintError as exc:  # the config, the inputs, a git ref: one line, exit 2
         sys.stdout.write(f"::error title=krpc-lint::{escape_data(str(exc))}\n")
         return 2
     sys.stdout.write(log(outcome))

@@ -7,17 +7,22 @@ Exit codes as for ``lint``: 0 when no finding reaches the fail level, 1 when one
 from __future__ import annotations
 
 import os
-import sys
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import click
 
-from linter.cli.common import CliError, emit, load_config_file, refuse_overlap
-from linter.engine.levels import FORMATS, PROFILES, SEVERITIES
+from linter.cli.common import (
+    configured,
+    emit,
+    finish_report,
+    refuse_overlap,
+    report_options,
+)
 
-
-def _source_error(exc: Exception) -> click.ClickException:
-    return CliError(str(exc))
+if TYPE_CHECKING:
+    from linter.compat.revision import Revision
 
 
 def _disk_inputs(paths: tuple[str, ...], against: str | None) -> list[str]:
@@ -26,33 +31,26 @@ def _disk_inputs(paths: tuple[str, ...], against: str | None) -> list[str]:
     return [path for path in given if os.path.exists(path)]
 
 
-def _revisions(paths: tuple[str, ...], against: str | None):
+def _revisions(paths: tuple[str, ...], against: str | None) -> tuple[Revision, Revision]:
     """(old, new) from ``OLD NEW`` or ``--against REF [PATHS]``."""
-    from linter.compat.sources import SourceError, read_revision
     from linter.compat.sources import against as against_ref
+    from linter.compat.sources import read_revision
 
-    try:
-        if against is not None:
-            return against_ref(against, list(paths))  # none: Kafka's spec directories, else "."
-        if len(paths) != 2:
-            raise click.UsageError("give OLD and NEW (files, directories or REF:path), or --against REF [PATHS]")
-        return read_revision(paths[0]), read_revision(paths[1])
-    except SourceError as exc:
-        raise _source_error(exc) from None
+    if against is not None:
+        return against_ref(against, list(paths))  # none: Kafka's spec directories, else "."
+    if len(paths) != 2:
+        raise click.UsageError("give OLD and NEW (files, directories or REF:path), or --against REF [PATHS]")
+    return read_revision(paths[0]), read_revision(paths[1])
 
 
-def _released(refs: tuple[str, ...]):
+def _released(refs: tuple[str, ...]) -> list[Revision] | None:
     """The release revisions ``--released`` names (see ``releases.resolve_released``)."""
     from linter.compat.releases import resolve_released
-    from linter.compat.sources import SourceError
 
-    try:
-        return resolve_released(refs, os.getcwd()).revisions
-    except SourceError as exc:
-        raise _source_error(exc) from None
+    return resolve_released(refs, os.getcwd()).revisions
 
 
-def _short_labels(revisions):
+def _short_labels(revisions: Sequence[Revision]) -> list[Revision]:
     """Column and title labels: a directory's last name (``trunk-2024-10``) when that stays unique."""
     short = [os.path.basename(r.label.rstrip("/")) or r.label for r in revisions]
     if len(set(short)) != len(short):
@@ -69,25 +67,16 @@ def _short_labels(revisions):
               help="Releases whose shipped layouts are frozen (a git ref or directory; repeatable), 'auto' for "
                    "every release tag of the repository (the default in a repository that has them), 'none'; a "
                    "change to a version no release shipped in that form is informational.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
-@click.option("--profile", type=click.Choice(PROFILES), default=None, help="Rule profile (default: recommended).")
-@click.option("--fail-on", type=click.Choice(SEVERITIES), default=None, help="Lowest severity that fails the run.")
-@click.option("--select", multiple=True, metavar="RULE", help="Also report these rules or categories; repeatable.")
-@click.option("--ignore", multiple=True, metavar="RULE", help="Do not report these rules or categories; repeatable.")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None, help="Config file.")
-@click.option("--baseline", type=click.Path(dir_okay=False), default=None,
-              help="Leave out the findings recorded in this baseline file.")
+@report_options
 @click.option("--cross-check", type=click.IntRange(0, 10_000), default=None, metavar="N",
               help="Values per direction that cross-check each changed version judged compatible (default 4; 0: off).")
 @click.option("--no-witness", is_flag=True, help="Do not search for byte-level witnesses of wire breaks.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the generated values.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write the report to this file.")
 @click.pass_context
 def compat_command(ctx: click.Context, paths: tuple[str, ...], against: str | None, released: tuple[str, ...],
-                   fmt: str,
-                   profile: str | None, fail_on: str | None, select: tuple[str, ...], ignore: tuple[str, ...],
-                   config_file: str | None, baseline: str | None, cross_check: int | None, no_witness: bool,
-                   seed: int, output: str | None) -> None:
+                   fmt: str, profile: str | None, fail_on: str | None, select: tuple[str, ...],
+                   ignore: tuple[str, ...], preview: bool | None, config_file: str | None, baseline: str | None, output: str | None,
+                   color: bool | None, cross_check: int | None, no_witness: bool, seed: int) -> None:
     """Compare two revisions of the specs and classify every change.
 
     OLD and NEW are files, directories or git trees (REF:path). Categories: WIRE_BREAKING,
@@ -96,26 +85,18 @@ def compat_command(ctx: click.Context, paths: tuple[str, ...], against: str | No
     """
     from linter.compat.compare import DEFAULT_CROSS_CHECK, compare
     from linter.compat.report import compat_ruleset, to_report
-    from linter.report.formats import render
 
     if output:
         refuse_overlap(output, [*_disk_inputs(paths, against), config_file, baseline], "an input")
     old, new = _revisions(paths, against)
-    config = load_config_file(config_file)
-    config = config.with_overrides(profile=profile, fail_on=fail_on, baseline=baseline,
-                                   select=(*config.select, *select) if select else None,
-                                   ignore=(*config.ignore, *ignore) if ignore else None)
+    config = configured(config_file, select=select, ignore=ignore, preview=preview, profile=profile, fail_on=fail_on,
+                        baseline=baseline)
     result = compare(old, new, released=_released(released), witnesses=not no_witness,
                      cross_check=DEFAULT_CROSS_CHECK if cross_check is None else cross_check, seed=seed)
     report = to_report(result, config)
-    rules = None
-    if fmt == "sarif":
-        rules = compat_ruleset(config)[0].effective("compat")
-    color = fmt == "text" and output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    text = render(report, fmt, color=color, rules=rules, files=sorted(new.display(r) for r in new.files)
-                  if fmt == "junit" else None)
-    emit(text, output, color=color)
-    ctx.exit(1 if report.failed(config.fail_on) else 0)
+    finish_report(ctx, report, fmt, output, config, color=color,
+                  rules=compat_ruleset(config)[0].effective("compat") if fmt == "sarif" else None,
+                  files=sorted(new.display(r) for r in new.files) if fmt == "junit" else None)
 
 
 @click.command("changelog")
@@ -144,14 +125,11 @@ def matrix_command(ctx: click.Context, specs: tuple[str, ...], fmt: str, include
     import json
 
     from linter.compat.matrix import matrix
-    from linter.compat.sources import SourceError, read_revision
+    from linter.compat.sources import read_revision
 
     if len(specs) < 2:
         raise click.UsageError("give at least two spec sets (files, directories or REF:path)")
-    try:
-        revisions = [read_revision(spec) for spec in specs]
-    except SourceError as exc:
-        raise _source_error(exc) from None
+    revisions = [read_revision(spec) for spec in specs]
     table = matrix(_short_labels(revisions), include_unstable=include_unstable)
     if fmt == "json":
         click.echo(json.dumps(table.to_dict(), indent=2))

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -24,34 +22,17 @@ if TYPE_CHECKING:
 
 from linter.cli.common import (
     CliError,
-    InternalError,
-    emit,
+    config_option,
+    configured,
+    finish_report,
+    kafka_version_option,
     load_config_file,
     refuse_overlap,
+    report_options,
+    translate,
+    write_file,
 )
-from linter.engine.levels import FORMATS, KAFKA_VERSIONS, PROFILES, SEVERITIES
-
-DEBUG_ENV = "KRPC_LINT_DEBUG"
-
-
-def _translate(exc: Exception) -> CliError:
-    """Known problems become usage errors; anything else is an internal error."""
-    try:
-        from linter.engine.config import ConfigError
-        from linter.engine.rules import RuleError
-        from linter.engine.runner import UsageError
-        from linter.engine.suppress import BaselineError
-    except Exception:  # noqa: BLE001 - a broken install: report the original problem, not this one
-        known: tuple[type[Exception], ...] = ()
-    else:
-        known = (UsageError, ConfigError, RuleError, BaselineError)
-    if isinstance(exc, known):
-        return CliError(str(exc))
-    if os.environ.get(DEBUG_ENV) == "1":
-        import traceback
-
-        traceback.print_exception(exc)
-    return InternalError(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+from linter.engine.levels import PROFILES
 
 
 class _App(click.Group):
@@ -65,7 +46,7 @@ class _App(click.Group):
             os.dup2(devnull, sys.stdout.fileno())
             ctx.exit(1)
         except Exception as exc:
-            raise _translate(exc) from exc
+            raise translate(exc) from exc
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -84,45 +65,18 @@ def cli() -> None:
     """Lint Apache Kafka message-spec JSON files."""
 
 
-config_option = click.option(
-    "--config", "config_file", type=click.Path(dir_okay=False), default=None,
-    help="Config file (default: .krpc-lint.yaml or pyproject.toml [tool.krpc-lint] found from the "
-         "working directory up).")
-
-
-kafka_version_option = click.option(
-    "--kafka-version", type=click.Choice(KAFKA_VERSIONS), default=None, metavar="VERSION",
-    help="Apply exactly the generator rules of this Kafka release (2.8, 3.0 ... 3.9, 4.0 ... 4.3, trunk); "
-         "default: the config's, else any: what some supported release accepts.")
-
-
 # --- lint ----------------------------------------------------------------------------------
 
 
 @cli.command("lint")
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="Output format.")
-@click.option("--profile", type=click.Choice(PROFILES), default=None,
-              help="Rule profile (default: the config's, else recommended).")
+@report_options
 @kafka_version_option
-@click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
-              help="Lowest severity that makes the exit code 1 (default: the config's, else error).")
-@click.option("--select", multiple=True, metavar="RULE",
-              help="Also run these rules (id, id prefix, name, category or profile); repeatable.")
-@click.option("--ignore", multiple=True, metavar="RULE", help="Do not run these rules; repeatable.")
-@config_option
-@click.option("--baseline", type=click.Path(dir_okay=False), default=None,
-              help="Leave out the findings recorded in this baseline file.")
 @click.option("--write-baseline", type=click.Path(dir_okay=False), default=None,
               help="Record every current finding in this file and exit 0.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
-              help="Write the report to this file instead of standard output (the summary line goes to stderr).")
 @click.option("--changed-since", metavar="REF", default=None,
               help="Lint only the spec files changed since this git revision (committed or not, and untracked "
                    "ones), with their directories as context; PATHS default to '.'.")
-@click.option("--color/--no-color", default=None,
-              help="Colour the text report (default: when standard output is a terminal and NO_COLOR is unset).")
 @click.option("--allow-empty", is_flag=True, help="A directory without spec files is not an error (exit 0).")
 @click.option("--no-siblings", is_flag=True,
               help="Check files named one by one alone, not with the other specs of their directory as context.")
@@ -130,27 +84,26 @@ kafka_version_option = click.option(
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None, envvar="KRPC_LINT_CACHE_DIR",
               help="Where findings are cached (default: ~/.cache/krpc-lint).")
 @click.pass_context
-def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: str | None, kafka_version: str | None,
-                 fail_on: str | None, select: tuple[str, ...], ignore: tuple[str, ...],
-                 config_file: str | None, baseline: str | None, write_baseline: str | None,
-                 output: str | None, changed_since: str | None, color: bool | None, allow_empty: bool,
+def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: str | None,
+                 fail_on: str | None, select: tuple[str, ...], ignore: tuple[str, ...], preview: bool | None,
+                 config_file: str | None,
+                 baseline: str | None, output: str | None, color: bool | None, kafka_version: str | None,
+                 write_baseline: str | None, changed_since: str | None, allow_empty: bool,
                  no_siblings: bool, no_cache: bool, cache_dir: str | None) -> None:
     """Lint spec files and directories (directories are searched for *.json)."""
+    from linter.engine.cache import default_cache_dir
     from linter.engine.runner import collect_files, display_paths, lint, select_rules
-    from linter.report.formats import render, summary_line
 
     if not paths and changed_since is None:
         raise click.MissingParameter(ctx=ctx, param=next(p for p in ctx.command.params if p.name == "paths"))
 
-    config = load_config_file(config_file)
-    config = config.with_overrides(
+    config = configured(
+        config_file, select=select, ignore=ignore, preview=preview,
         profile=profile,
         kafka_version=kafka_version,
         fail_on=fail_on,
-        select=(*config.select, *select) if select else None,
-        ignore=(*config.ignore, *ignore) if ignore else None,
         baseline=baseline,
-        cache_dir=None if no_cache else (cache_dir or str(_default_cache_dir())),
+        cache_dir=None if no_cache else (cache_dir or str(default_cache_dir())),
         allow_empty=allow_empty or None,
         siblings=False if no_siblings else None,
     )
@@ -165,7 +118,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
         report = lint(paths, replace(config, baseline=None))
         from linter.engine.suppress import write_baseline as record
 
-        _write(write_baseline, lambda file: record(report.findings, file))
+        write_file(write_baseline, lambda file: record(report.findings, file))
         count = len(report.findings)
         click.echo(f"krpc-lint: recorded {count} finding{'' if count == 1 else 's'} in {write_baseline}", err=True)
         ctx.exit(0)
@@ -173,29 +126,17 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
         refuse_overlap(output, [*read, config.source, config.baseline],
                        "a linted path, the config or the baseline")
     report = lint(paths, config)
-    rules = None
-    if fmt == "sarif":
-        rules = select_rules(config).effective()
-    if color is None:
-        color = output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    color = color and fmt == "text"
-    text = render(report, fmt, color=color, rules=rules,
+    finish_report(ctx, report, fmt, output, config, color=color,
+                  rules=select_rules(config).effective() if fmt == "sarif" else None,
                   files=display_paths(files) if fmt == "junit" else None)
-    emit(text, output, color=color)
-    if output:  # the report is in the file: say what it holds, as ruff does
-        click.echo(f"{summary_line(report).removesuffix('.')}; wrote {output}", err=True)
-    ctx.exit(1 if report.failed(config.fail_on) else 0)
 
 
 def _changed_specs(ref: str, paths: tuple[str, ...], config: Config) -> tuple[str, ...]:
     """``--changed-since``: the spec files below ``paths`` that differ from REF, named one by one (so their
     directories are read as context, as pre-commit's files are); a git problem is a usage error."""
-    from linter.compat.sources import SourceError, changed_specs
+    from linter.compat.sources import changed_specs
 
-    try:
-        return tuple(changed_specs(ref, paths, config, f"--changed-since {ref}"))
-    except SourceError as exc:
-        raise CliError(str(exc)) from None
+    return tuple(changed_specs(ref, paths, config, f"--changed-since {ref}"))
 
 
 def _read_paths(paths: tuple[str, ...], config: Config) -> list[str]:
@@ -203,20 +144,6 @@ def _read_paths(paths: tuple[str, ...], config: Config) -> list[str]:
     are read with it (so a report there that the next run would take for a sibling spec is refused)."""
     files = [path for path in paths if os.path.isfile(path)] if config.siblings else []
     return [*paths, *(os.path.dirname(path) or "." for path in files)]
-
-
-def _default_cache_dir() -> Path:
-    from linter.engine.cache import default_cache_dir
-
-    return default_cache_dir()
-
-
-def _write(file: str, write: Callable[[str], object]) -> None:
-    """``write(file)``, with an unwritable file reported as a usage error."""
-    try:
-        write(file)
-    except OSError as exc:
-        raise CliError(f"{file}: cannot write: {exc.strerror or exc}") from None
 
 
 # --- rules ---------------------------------------------------------------------------------
@@ -227,12 +154,13 @@ _COLUMNS = ("id", "name", "severity", "category", "profiles", "title")
 def _rule_dict(rule: Rule) -> dict[str, Any]:
     return {"id": rule.id, "name": rule.name, "severity": rule.severity, "category": rule.category,
             "profiles": list(rule.profiles), "title": rule.title, "rationale": rule.rationale,
-            "hint": rule.hint, "references": list(rule.references)}
+            "hint": rule.hint, "references": list(rule.references), "status": rule.status,
+            "replaced-by": rule.replaced_by}
 
 
 def _rule_row(rule: Rule) -> dict[str, str]:
-    """The table columns of a rule, as text."""
-    data = _rule_dict(rule)
+    """The table columns of a rule, as text; a rule that is not stable says so after its title."""
+    data = {**_rule_dict(rule), "title": rule.listed_title}
     return {column: ",".join(data[column]) if column == "profiles" else data[column] for column in _COLUMNS}
 
 
@@ -328,7 +256,7 @@ def explain_text(rule: Rule) -> str:
         f"{rule.title}\n",
         "".join(f"{label + ':':<11}{value}\n" for label, value in (
             ("Id", rule.id), ("Name", rule.name), ("Severity", rule.severity), ("Category", rule.category),
-            ("Profiles", ", ".join(rule.profiles)),
+            ("Profiles", ", ".join(rule.profiles)), ("Status", rule.status_text),
             *((("Kafka", f"enforced since {rule.kafka_since} (--kafka-version)"),) if rule.kafka_since else ()))),
         _section("Rationale", _paragraphs(rule.rationale)),
     ]
@@ -336,14 +264,21 @@ def explain_text(rule: Rule) -> str:
         parts.append(_section("How to fix", _paragraphs(rule.hint)))
     if rule.references:
         parts.append(_section("References", "\n".join(f"- {ref}" for ref in rule.references)))
+    definition = rule.check_def
+    if definition is not None:
+        import json
+
+        options = rule.check.get("options")
+        called = f"{definition.name} {json.dumps(options)}" if options else definition.name
+        parts.append(_section("Check", f"{called}\n{_paragraphs(definition.doc)}"))
     for kind in ("bad", "good"):
         examples = [example for example in rule.examples if example.kind == kind]
         for number, example in enumerate(examples, 1):
             label = f"{kind.capitalize()} example" + (f" {number}" if len(examples) > 1 else "")
             if len(example.files) == 1 and rule.scope != "compat":  # compat: the file name says which side
-                body = next(iter(example.files.values()))
+                body = next(iter(example.texts.values()))
             else:
-                body = "\n".join(f"--- {name}\n{text.rstrip()}" for name, text in example.files.items())
+                body = "\n".join(f"--- {name}\n{text.rstrip()}" for name, text in example.texts.items())
             parts.append(_section(label, body))
     return "\n".join(parts)
 

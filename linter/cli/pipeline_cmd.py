@@ -7,9 +7,6 @@ an unknown ref, an output that exists without ``--overwrite``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import click
 
 from linter.cli.common import ALLOW_INVALID_HELP, skipped_line
@@ -17,19 +14,6 @@ from linter.cli.common import ALLOW_INVALID_HELP, skipped_line
 MASTER_HELP = "Spark master: local[*] (default, Spark inside this process) or spark://HOST:PORT."
 AUDIT_MASTER_HELP = ("Spark master: local[*] (default, Spark inside this process) or spark://HOST:PORT. Without "
                      "it, a history of at most 200 blobs and revision pairs is audited without Spark.")
-
-
-def _pipeline_errors(call: Callable[[], Any]) -> Any:
-    """Run ``call``; the pipeline's known problems become usage errors (exit 2, one line)."""
-    from linter.cli.common import CliError
-    from linter.pipeline.output import OutputExists, OutputOverInput
-    from linter.pipeline.spark import SparkUnavailable
-
-    known: tuple[type[Exception], ...] = (OutputExists, OutputOverInput, SparkUnavailable, ValueError)
-    try:
-        return call()
-    except known as exc:
-        raise CliError(str(exc)) from None
 
 
 @click.command("audit")
@@ -53,9 +37,8 @@ def audit_command(repo: str, out: str, refs: tuple[str, ...], paths: tuple[str, 
     from linter.pipeline.progress import RunProgress
 
     with RunProgress() as progress:
-        summary = _pipeline_errors(lambda: audit(repo, out, refs=refs, paths=paths, since=since, master=master,
-                                                 overwrite=overwrite, progress=progress, all_branches=all_branches,
-                                                 first_parent=first_parent))
+        summary = audit(repo, out, refs=refs, paths=paths, since=since, master=master, overwrite=overwrite,
+                        progress=progress, all_branches=all_branches, first_parent=first_parent)
     click.echo(f"{summary.commits} commits, {summary.revisions} spec revisions, {summary.blobs} distinct blobs "
                f"linted ({summary.findings} findings), {summary.pairs} revision pairs compared "
                f"({summary.changes} changes), {summary.errors} errors in {summary.seconds} s "
@@ -81,11 +64,11 @@ def replay_command(frames: str, old_specs: str, new_specs: str, out: str, master
     from linter.pipeline.replay import replay
     from linter.pipeline.spark import require_pyspark
 
-    _pipeline_errors(require_pyspark)
+    require_pyspark()
     with RunProgress() as progress:
         progress.step(f"replaying {frames}")
-        summary = _pipeline_errors(lambda: replay(frames, old_specs, new_specs, out, master=master,
-                                                  overwrite=overwrite, allow_invalid=allow_invalid))
+        summary = replay(frames, old_specs, new_specs, out, master=master, overwrite=overwrite,
+                         allow_invalid=allow_invalid)
     if summary.skipped:
         click.echo(skipped_line(summary.skipped), err=True)
     outcomes = ", ".join(f"{count} {outcome}" for outcome, count in summary.outcomes.items() if count)
@@ -113,6 +96,6 @@ def generate_command(specs: str, count: int, out: str, seed: int, overwrite: boo
     def skipped(files: tuple[str, ...]) -> None:
         click.echo(skipped_line(files), err=True)
 
-    written = _pipeline_errors(lambda: generate(specs, count, out, seed=seed, overwrite=overwrite,
-                                                allow_invalid=allow_invalid, on_skipped=skipped))
+    written = generate(specs, count, out, seed=seed, overwrite=overwrite, allow_invalid=allow_invalid,
+                       on_skipped=skipped)
     click.echo(f"wrote {written} frames to {out}")

@@ -7,7 +7,7 @@
 """
 
 from linter.codec.codec import Codec
-from linter.codec.compiler import UNKNOWN_TAGS
 from linter.codec.errors import CodecError, DecodeError, EncodeError, SpecError
+from linter.codec.tagged import UNKNOWN_TAGS
 
 __all__ = ["UNKNOWN_TAGS", "Codec", "CodecError", "DecodeError", "EncodeError", "SpecError"]

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator
 from contextlib import contextmanager
+from types import ModuleType
 from typing import Any, NamedTuple
 
 from linter.codec.compiler import UNKNOWN_TAGS, MessageCompiler, StructPlan
@@ -20,14 +21,20 @@ from linter.codec.wire import INT16, INT32, need
 from linter.model.spec import MessageSpec
 from linter.model.traits import header_version
 
-_speedups = None
-if not os.environ.get("KRPC_LINT_PURE_PYTHON"):
-    try:  # the optional C accelerator (built by setup.py when a compiler is there)
-        from linter.codec import _speedups
+
+def _accelerator() -> ModuleType | None:
+    """The optional C accelerator (built by setup.py when a compiler is there), unless it is turned off
+    or was built from another version of the source: then the Python plans decide alone."""
+    if os.environ.get("KRPC_LINT_PURE_PYTHON"):
+        return None
+    try:
+        from linter.codec import _speedups as module
     except ImportError:
-        _speedups = None
-    if _speedups is not None and getattr(_speedups, "UNKNOWN_TAGS", None) != UNKNOWN_TAGS:
-        _speedups = None  # built from another version of the source: the Python plans decide alone
+        return None
+    return module if getattr(module, "UNKNOWN_TAGS", None) == UNKNOWN_TAGS else None
+
+
+_speedups = _accelerator()
 
 _NO_PLANS: dict[int, Any] = {}
 
@@ -99,13 +106,17 @@ class Codec:
 
     def __init__(self, messages: Iterable[MessageSpec]) -> None:
         self._messages: dict[str, MessageSpec] = {}
-        self._by_key: dict[str, dict[int, MessageSpec]] = {kind: {} for kind in _KEYED}
+        # (name, spec) by kind, then apiKey; looked up with whatever a request header holds, as given
+        self._by_key: dict[str, dict[Hashable, tuple[str, MessageSpec]]] = {kind: {} for kind in _KEYED}
         for message in messages:
-            if message.name in self._messages:
-                raise SpecError(f"two specs define {message.name}: {self._messages[message.name].path} and {message.path}")
-            self._messages[message.name] = message
+            name = message.name
+            if name is None:
+                raise SpecError(f"{message.path}: the spec has no name")
+            if name in self._messages:
+                raise SpecError(f"two specs define {name}: {self._messages[name].path} and {message.path}")
+            self._messages[name] = message
             if message.type in _KEYED and message.api_key is not None:
-                self._by_key[message.type][message.api_key] = message
+                self._by_key[message.type][message.api_key] = (name, message)
         self._compilers: dict[str, MessageCompiler] = {}
         self._plans: dict[tuple[str, int], StructPlan] = {}
         self._natives: dict[str, dict[int, Any]] = {}  # compiled C plans by name, then version
@@ -113,7 +124,7 @@ class Codec:
     skipped: tuple[str, ...] = ()  # the spec files ``load(..., allow_invalid=True)`` left out
 
     @classmethod
-    def load(cls, *paths: str | os.PathLike, allow_invalid: bool = False) -> Codec:
+    def load(cls, *paths: str | os.PathLike[str], allow_invalid: bool = False) -> Codec:
         """Load spec files and directories; specs with errors (``krpc-lint --profile kafka``) are refused.
 
         A spec Kafka's own generator would reject has no well-defined encoding, so ``SpecError``
@@ -177,7 +188,7 @@ class Codec:
         >>> Codec.load("fixtures/valid").request_for(1000).name
         'WidgetFetchRequest'
         """
-        return self._keyed("request", api_key)
+        return self._keyed("request", api_key)[1]
 
     def response_for(self, api_key: int) -> MessageSpec:
         """The response spec with this apiKey; ``KeyError`` when there is none.
@@ -185,7 +196,7 @@ class Codec:
         >>> Codec.load("fixtures/valid").response_for(1000).name
         'WidgetFetchResponse'
         """
-        return self._keyed("response", api_key)
+        return self._keyed("response", api_key)[1]
 
     def key_for(self, record_type: int) -> MessageSpec:
         """The coordinator-key spec of a coordinator record type; ``KeyError`` when there is none.
@@ -193,13 +204,15 @@ class Codec:
         >>> Codec.load("fixtures/valid").key_for(7).name
         'WidgetLedgerKey'
         """
-        return self._keyed("coordinator-key", record_type)
+        return self._keyed("coordinator-key", record_type)[1]
 
     def value_for(self, record_type: int) -> MessageSpec:
         """The coordinator-value spec of a coordinator record type; ``KeyError`` when there is none."""
-        return self._keyed("coordinator-value", record_type)
+        return self._keyed("coordinator-value", record_type)[1]
 
-    def _keyed(self, kind: str, api_key: int) -> MessageSpec:
+    def _keyed(self, kind: str, api_key: Hashable) -> tuple[str, MessageSpec]:
+        """(name, spec) of the ``kind`` spec with this apiKey; ``KeyError`` when there is none (or
+        ``api_key`` is not an apiKey at all: a request header given to encode may hold anything)."""
         try:
             return self._by_key[kind][api_key]
         except KeyError:
@@ -261,7 +274,8 @@ class Codec:
         if _speedups is not None:
             native = self._natives.get(name, _NO_PLANS).get(version) or self._native(name, version)
             try:
-                return _speedups.encode_struct(native, value)
+                encoded: bytes = _speedups.encode_struct(native, value)
+                return encoded
             except Exception:  # noqa: BLE001, S110 - anything unusual: the reference path decides, precisely
                 pass
         plan = self.plan(name, version)
@@ -289,7 +303,8 @@ class Codec:
         if _speedups is not None:
             native = self._natives.get(name, _NO_PLANS).get(version) or self._native(name, version)
             try:
-                return _speedups.decode_message(native, buf)
+                decoded: dict[str, Any] = _speedups.decode_message(native, buf)
+                return decoded
             except Exception:  # noqa: BLE001, S110 - anything unusual: the reference path decides, precisely
                 pass
         return self._whole(self.plan(name, version), buf, 0)
@@ -325,7 +340,7 @@ class Codec:
         >>> codec.request_header_version(1000, 1), codec.request_header_version(1000, 2)
         (1, 2)
         """
-        return header_version(self.request_for(api_key), api_version)
+        return self._header_version("request", api_key, api_version)
 
     def response_header_version(self, api_key: int, api_version: int) -> int:
         """The response header version: the API's ``headerVersions`` entry (KIP-1313), else 1 in its
@@ -335,7 +350,13 @@ class Codec:
         >>> codec.response_header_version(1000, 1), codec.response_header_version(1000, 2)
         (0, 1)
         """
-        return header_version(self.response_for(api_key), api_version)
+        return self._header_version("response", api_key, api_version)
+
+    def _header_version(self, kind: str, api_key: Hashable, api_version: int) -> int:
+        version = header_version(self._keyed(kind, api_key)[1], api_version)
+        if version is None:  # not reached: every request and response has a header version
+            raise SpecError(f"no {kind} header version for apiKey {api_key}")
+        return version
 
     def encode_request(self, api_version: int, header: dict[str, Any], body: dict[str, Any],
                        name: str | None = None) -> bytes:
@@ -343,11 +364,13 @@ class Codec:
 
         The API comes from ``name``, else from the header's ``requestApiKey``; the header's
         ``requestApiKey`` and ``requestApiVersion`` are then set from it and ``api_version``."""
-        api_key = header.get("requestApiKey")
-        message = self.request_for(api_key) if name is None else self.spec(name)
+        if name is None:
+            name, message = self._keyed("request", header.get("requestApiKey"))
+        else:
+            message = self.spec(name)
         header = {**header, "requestApiKey": message.api_key, "requestApiVersion": api_version}
-        payload = self.encode("RequestHeader", self.request_header_version(message.api_key, api_version), header)
-        payload += self.encode(message.name, api_version, body)
+        payload = self.encode("RequestHeader", self._header_version("request", message.api_key, api_version), header)
+        payload += self.encode(name, api_version, body)
         return INT32.pack(len(payload)) + payload
 
     def decode_request(self, frame: bytes) -> tuple[str, int, dict[str, Any], dict[str, Any]]:
@@ -358,30 +381,30 @@ class Codec:
             need(buf, 0, 4, "request header")
             api_key, api_version = INT16.unpack_from(buf, 0)[0], INT16.unpack_from(buf, 2)[0]
             try:
-                message = self.request_for(api_key)
+                name = self._keyed("request", api_key)[0]
             except KeyError as exc:
                 raise DecodeError(str(exc.args[0]), 0) from None
             version = self.request_header_version(api_key, api_version)
             header, pos = self.plan("RequestHeader", version).decode(buf, 0)
-            return message.name, api_version, header, self._decode_at(message.name, api_version, buf, pos)
+            return name, api_version, header, self._decode_at(name, api_version, buf, pos)
 
     def encode_response(self, api_key: int, api_version: int, header: dict[str, Any], body: dict[str, Any]) -> bytes:
         """A whole response frame: int32 size, response header, body. A response does not name its
         API, so the key and version are those of its request (example: the class docstring)."""
-        message = self.response_for(api_key)
+        name = self._keyed("response", api_key)[0]
         payload = self.encode("ResponseHeader", self.response_header_version(api_key, api_version), header)
-        payload += self.encode(message.name, api_version, body)
+        payload += self.encode(name, api_version, body)
         return INT32.pack(len(payload)) + payload
 
     def decode_response(self, api_key: int, api_version: int, frame: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
         """(header, body) of a response frame; the API key and version come from its request
         (example: the class docstring)."""
         buf = self._unframe(frame)
-        message = self.response_for(api_key)
+        name = self._keyed("response", api_key)[0]
         with _frame_offsets():
             version = self.response_header_version(api_key, api_version)
             header, pos = self.plan("ResponseHeader", version).decode(buf, 0)
-            return header, self._decode_at(message.name, api_version, buf, pos)
+            return header, self._decode_at(name, api_version, buf, pos)
 
     # --- coordinator records ------------------------------------------------------------------
 
@@ -399,13 +422,17 @@ class Codec:
         >>> codec.decode_record(key, value).value
         {'count': 5}
         """
-        key_spec = self.key_for(api_key)
-        key_bytes = INT16.pack(api_key) + self.encode(key_spec.name, 0, key)
+        key_name = self._keyed("coordinator-key", api_key)[0]
+        key_bytes = INT16.pack(api_key) + self.encode(key_name, 0, key)
         if value is None:
             return key_bytes, None
-        value_spec = self.value_for(api_key)
-        version = value_spec.versions.highest if value_version is None else value_version
-        return key_bytes, INT16.pack(version) + self.encode(value_spec.name, version, value)
+        value_name, value_spec = self._keyed("coordinator-value", api_key)
+        version = value_version
+        if version is None:
+            if value_spec.versions is None:
+                raise SpecError(f"{value_name} has no valid versions")
+            version = value_spec.versions.highest
+        return key_bytes, INT16.pack(version) + self.encode(value_name, version, value)
 
     def decode_record(self, key: bytes | bytearray | memoryview, value: bytes | bytearray | memoryview | None
                       ) -> CoordinatorRecord:
@@ -416,31 +443,31 @@ class Codec:
         try:
             need(key_buf, 0, 2, "record type")
             api_key = INT16.unpack_from(key_buf, 0)[0]
-            key_spec = self._spec_at("coordinator-key", api_key, 0, "record type")
-            key_value = self._decode_part(key_spec.name, 0, key_buf)
+            key_name = self._spec_at("coordinator-key", api_key, 0, "record type")
+            key_value = self._decode_part(key_name, 0, key_buf)
         except DecodeError as exc:
             raise exc.at("key") from None
         if value is None:
-            return CoordinatorRecord(api_key, key_spec.name, key_value, None, None, None)
+            return CoordinatorRecord(api_key, key_name, key_value, None, None, None)
         value_buf = bytes(value)
         try:
             need(value_buf, 0, 2, "value version")
             version = INT16.unpack_from(value_buf, 0)[0]
-            value_spec = self._spec_at("coordinator-value", api_key, version, "value version")
-            decoded = self._decode_part(value_spec.name, version, value_buf)
+            value_name = self._spec_at("coordinator-value", api_key, version, "value version")
+            decoded = self._decode_part(value_name, version, value_buf)
         except DecodeError as exc:
             raise exc.at("value") from None
-        return CoordinatorRecord(api_key, key_spec.name, key_value, value_spec.name, version, decoded)
+        return CoordinatorRecord(api_key, key_name, key_value, value_name, version, decoded)
 
-    def _spec_at(self, kind: str, api_key: int, version: int, what: str) -> MessageSpec:
-        """The ``kind`` spec of a record type that has ``version``, or a ``DecodeError`` at byte 0."""
+    def _spec_at(self, kind: str, api_key: int, version: int, what: str) -> str:
+        """The name of the ``kind`` spec of a record type that has ``version``, or a ``DecodeError`` at byte 0."""
         try:
-            spec = self._keyed(kind, api_key)
+            name, spec = self._keyed(kind, api_key)
         except KeyError:
             raise DecodeError(f"{what} {api_key}: no {kind} spec with apiKey {api_key}", 0) from None
         if spec.versions is None or not spec.versions.contains(version):
-            raise DecodeError(f"{what}: {spec.name} has no version {version} (valid versions: {spec.versions})", 0)
-        return spec
+            raise DecodeError(f"{what}: {name} has no version {version} (valid versions: {spec.versions})", 0)
+        return name
 
     def _decode_part(self, name: str, version: int, buf: bytes) -> dict[str, Any]:
         """A message after its 2-byte prefix; offsets count from the prefix's first byte."""
@@ -472,7 +499,7 @@ class Codec:
 
 
 @contextmanager
-def _frame_offsets():
+def _frame_offsets() -> Iterator[None]:
     """Decode errors inside a frame report offsets from the frame's first byte (the size's first byte)."""
     try:
         yield

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Self
+
+from linter.errors import KrpcLintError
+
 
 def join_path(parts: list[str | int]) -> str:
     """``["Topics", 3, "Partitions", 0, "Leader"]`` -> ``Topics[3].Partitions[0].Leader``."""
@@ -14,7 +18,7 @@ def join_path(parts: list[str | int]) -> str:
     return out
 
 
-class CodecError(ValueError):
+class CodecError(KrpcLintError, ValueError):
     """Base of encode and decode errors; ``path`` grows as the error leaves nested structs."""
 
     def __init__(self, message: str) -> None:
@@ -22,7 +26,7 @@ class CodecError(ValueError):
         self.reason = message
         self.parts: list[str | int] = []
 
-    def at(self, part: str | int) -> CodecError:
+    def at(self, part: str | int) -> Self:
         """Prepend one level of the field path (called while unwinding)."""
         self.parts.insert(0, part)
         return self
@@ -61,5 +65,5 @@ class EncodeError(CodecError):
         return f"{self.path}: {self.reason}" if self.parts else self.reason
 
 
-class SpecError(ValueError):
+class SpecError(KrpcLintError, ValueError):
     """The specs given to the codec are not usable (missing, or with lint errors)."""

@@ -25,16 +25,16 @@ from __future__ import annotations
 
 import math
 import random
-import struct
 import sys
 import uuid
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from linter.codec.compiler import FieldPlan, MessageCompiler, StructPlan
-from linter.model.types import INTEGERS
+from linter.codec.leaves import DOUBLE
+from linter.codec.plans import FieldPlan, StructPlan
+from linter.model.wire import INTEGERS
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -51,6 +51,7 @@ EDGE_CHANCE = 0.4  # random_value: how often a number is one of its type's edge 
 _FLOAT_EDGES = (0.0, -0.0, 1.0, -1.0, 5e-324, -5e-324, 2.2250738585072014e-308, sys.float_info.max,
                 -sys.float_info.max, 1e21, 0.1)
 _ZERO_UUID = uuid.UUID(int=0)
+_SURROGATES: tuple[Literal["Cs"]] = ("Cs",)  # lone surrogates have no UTF-8 form
 
 
 # --- the shape of a value ---------------------------------------------------------------------------
@@ -94,38 +95,21 @@ def nullable(field: FieldPlan, version: int) -> bool:
     return versions is not None and versions.contains(version)
 
 
-class _ShapeBuilder:
-    """Walks a message's StructPlan (and the plans of its nested structs) into a ``Shape``."""
+def _struct(plan: StructPlan) -> Struct:
+    """The shape of a StructPlan, and of the plans of its nested structs."""
+    return Struct(tuple(_slot(plan, field) for field in plan.fields if field.present))
 
-    def __init__(self, codec: Codec, name: str) -> None:
-        self.codec = codec
-        self.name = name
-        self._compiler: MessageCompiler | None = None
 
-    def struct(self, plan: StructPlan) -> Struct:
-        return Struct(tuple(self.slot(plan, field) for field in plan.fields if field.present))
-
-    def slot(self, plan: StructPlan, field: FieldPlan) -> Slot:
-        field_type = field.spec.type
-        if field_type.struct_name is not None:
-            element: Shape = self.struct(self.nested(plan, field))
-        elif field_type.name in INTEGERS:
-            element = Leaf(field_type.name, *INTEGERS[field_type.name])
-        else:
-            element = Leaf(field_type.name)
-        shape = Array(element) if field_type.is_array else element
-        return Slot(field.key, shape, nullable(field, plan.version), field.default if field.tag is not None else None)
-
-    def nested(self, plan: StructPlan, field: FieldPlan) -> StructPlan:
-        """The plan of a struct-typed field (or of its elements) at the same version."""
-        known = getattr(field, "nested", None)  # a FieldPlan that exposes it directly
-        if known is not None:
-            return known
-        if self._compiler is None:
-            self._compiler = MessageCompiler(self.codec.spec(self.name))
-        compiler = self._compiler
-        return compiler._struct(field.spec.type.name, compiler._struct_fields(field.spec), plan.version,
-                                plan.flexible)
+def _slot(plan: StructPlan, field: FieldPlan) -> Slot:
+    field_type = field.type
+    if field.nested is not None:  # a struct, or an array of structs
+        element: Shape = _struct(field.nested)
+    elif field_type.name in INTEGERS:
+        element = Leaf(field_type.name, *INTEGERS[field_type.name])
+    else:
+        element = Leaf(field_type.name)
+    shape = Array(element) if field_type.is_array else element
+    return Slot(field.key, shape, nullable(field, plan.version), field.default if field.tag is not None else None)
 
 
 _SHAPES: weakref.WeakKeyDictionary[Any, dict[tuple[str, int], Struct]] = weakref.WeakKeyDictionary()
@@ -137,14 +121,14 @@ def shape(codec: Codec, name: str, version: int) -> Struct:
     key = (name, version)
     found = cache.get(key)
     if found is None:
-        found = cache[key] = _ShapeBuilder(codec, name).struct(codec.plan(name, version))
+        found = cache[key] = _struct(codec.plan(name, version))
     return found
 
 
 # --- Hypothesis -------------------------------------------------------------------------------------
 
 
-def strategy(codec: Codec, name: str, version: int, *, empty_records: bool = False) -> SearchStrategy:
+def strategy(codec: Codec, name: str, version: int, *, empty_records: bool = False) -> SearchStrategy[dict[str, Any]]:
     """A Hypothesis strategy for valid values of the message at the version.
 
     ``empty_records`` limits records fields to null or an empty record set: Kafka's JSON form
@@ -154,12 +138,13 @@ def strategy(codec: Codec, name: str, version: int, *, empty_records: bool = Fal
 
 
 class _Strategies:
+    """Strategies per shape (Hypothesis is imported here, where it is used: it is a test dependency)."""
+
     def __init__(self, empty_records: bool) -> None:
         from hypothesis import strategies as st
 
-        self.st = st
         self.empty_records = empty_records
-        chars = st.characters(blacklist_categories=("Cs",))
+        chars = st.characters(exclude_categories=_SURROGATES)
         self.text = st.one_of(st.text(alphabet=chars, max_size=8),
                               st.text(alphabet=chars, min_size=1, max_size=4).map(lambda s: s * -(-LONG // len(s))))
         self.binary = st.one_of(st.binary(max_size=8), st.binary(min_size=LONG, max_size=LONG + 4))
@@ -167,11 +152,14 @@ class _Strategies:
                                st.binary(min_size=16, max_size=16).map(lambda data: uuid.UUID(bytes=data)))
         self.floats = st.one_of(st.sampled_from(_FLOAT_EDGES), st.floats(allow_nan=False, allow_infinity=False))
 
-    def struct(self, node: Struct) -> SearchStrategy:
-        return self.st.fixed_dictionaries({slot.key: self.slot(slot) for slot in node.slots})
+    def struct(self, node: Struct) -> SearchStrategy[dict[str, Any]]:
+        from hypothesis import strategies as st
 
-    def slot(self, slot: Slot) -> SearchStrategy:
-        st = self.st
+        return st.fixed_dictionaries({slot.key: self.slot(slot) for slot in node.slots})
+
+    def slot(self, slot: Slot) -> SearchStrategy[Any]:
+        from hypothesis import strategies as st
+
         value = self.shape(slot.shape)
         if slot.nullable:
             value = st.one_of(st.none(), value)
@@ -179,8 +167,9 @@ class _Strategies:
             value = st.one_of(st.builds(slot.default), value)
         return value
 
-    def shape(self, node: Shape) -> SearchStrategy:
-        st = self.st
+    def shape(self, node: Shape) -> SearchStrategy[Any]:
+        from hypothesis import strategies as st
+
         if isinstance(node, Struct):
             return self.struct(node)
         if isinstance(node, Array):
@@ -284,7 +273,7 @@ class _Random:
         if roll < EDGE_CHANCE:
             return rng.choice(_FLOAT_EDGES)
         while True:
-            value = struct.unpack(">d", rng.randbytes(8))[0]
+            value: float = DOUBLE.unpack(rng.randbytes(8))[0]
             if math.isfinite(value):
                 return value
 
@@ -298,15 +287,14 @@ def identical(left: Any, right: Any) -> bool:
     if type(left) is not type(right):
         return False
     if type(left) is float:
-        return _DOUBLE.pack(left) == _DOUBLE.pack(right)
+        return DOUBLE.pack(left) == DOUBLE.pack(right)
     if type(left) is dict:
         return left.keys() == right.keys() and all(identical(left[key], right[key]) for key in left)
     if type(left) is list or type(left) is tuple:
         return len(left) == len(right) and all(identical(a, b) for a, b in zip(left, right))
-    return left == right
+    same: bool = left == right
+    return same
 
-
-_DOUBLE = struct.Struct(">d")
 
 
 def _int_edges(node: Leaf) -> list[int]:

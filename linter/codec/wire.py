@@ -7,12 +7,18 @@ fails with a ``DecodeError`` at the right offset instead of an ``IndexError``.
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
+from typing import Any
 
 from linter.codec.errors import DecodeError
+from linter.model.wire import WIRE
 
-INT8 = struct.Struct(">b")
-INT16 = struct.Struct(">h")
-INT32 = struct.Struct(">i")
+INT8 = struct.Struct(WIRE["int8"].format)
+INT16 = struct.Struct(WIRE["int16"].format)  # classic string lengths
+INT32 = struct.Struct(WIRE["int32"].format)  # classic bytes, records and array lengths
+
+Encoder = Callable[[Any, bytearray], None]  # appends a value's bytes
+Decoder = Callable[[bytes, int], tuple[Any, int]]  # (value, end) of the bytes at an offset
 
 
 def write_uvarint(value: int, out: bytearray) -> None:

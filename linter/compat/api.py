@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from linter.compat.changelog import Changelog
     from linter.compat.matrix import Matrix
 
-Source = str | os.PathLike | Revision
+Source = str | os.PathLike[str] | Revision
 
 
 def as_revision(source: Source) -> Revision:
@@ -37,9 +37,9 @@ def _releases(released: Source | Sequence[Source] | None) -> list[Revision] | No
     """One release or several (``krpc-lint compat --released`` repeated), as revisions."""
     if released is None:
         return None
-    if isinstance(released, (list, tuple)):
-        return [as_revision(item) for item in released]
-    return [as_revision(released)]
+    if isinstance(released, (str, os.PathLike, Revision)):
+        return [as_revision(released)]
+    return [as_revision(item) for item in released]
 
 
 def compare(old: Source, new: Source, config: Config | None = None, *,

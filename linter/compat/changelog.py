@@ -12,21 +12,25 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from linter.compat.change import version_ranges
 from linter.compat.compare import CompatResult, PairResult, compare
-from linter.compat.diff import SAFE, MessageDiff, version_ranges
+from linter.compat.diff import MessageDiff
+from linter.compat.kinds import Category, ChangeKind
 from linter.compat.layout import LayoutBuilder, LayoutError
 from linter.compat.revision import Revision
 from linter.model.spec import COORDINATOR_TYPES, MessageSpec
 
 # How the evolution inside the new revision (version v-1 -> v) reads in a changelog.
 _EVOLUTION = {
-    "field-inserted": "added", "field-removed": "removed", "field-retyped": "retyped",
-    "tagged-field-added": "new tagged field", "tag-removed": "tagged field removed",
-    "tagged-field-retyped": "tagged field retyped", "field-made-tagged": "now tagged",
-    "field-made-regular": "no longer tagged", "nullability-widened": "now nullable",
-    "nullability-narrowed": "no longer nullable", "struct-nullability-changed": "struct nullability",
-    "flexible-versions-changed": "encoding", "fields-reordered": "reordered",
+    ChangeKind.FIELD_INSERTED: "added", ChangeKind.FIELD_REMOVED: "removed", ChangeKind.FIELD_RETYPED: "retyped",
+    ChangeKind.TAGGED_FIELD_ADDED: "new tagged field", ChangeKind.TAG_REMOVED: "tagged field removed",
+    ChangeKind.TAGGED_FIELD_RETYPED: "tagged field retyped", ChangeKind.FIELD_MADE_TAGGED: "now tagged",
+    ChangeKind.FIELD_MADE_REGULAR: "no longer tagged", ChangeKind.NULLABILITY_WIDENED: "now nullable",
+    ChangeKind.NULLABILITY_NARROWED: "no longer nullable", ChangeKind.STRUCT_NULLABILITY_CHANGED: "struct nullability",
+    ChangeKind.FLEXIBLE_VERSIONS_CHANGED: "encoding", ChangeKind.FIELDS_REORDERED: "reordered",
 }
+GroupKey = tuple[str | int | None, ...]  # ("api", apiKey), ("record", kind, name) or ("other", name)
+_NEW_VERSIONS = (ChangeKind.VERSION_ADDED, ChangeKind.MESSAGE_ADDED)  # what brings versions the changelog lists
 
 
 @dataclass
@@ -101,9 +105,9 @@ class Changelog:
 def changelog(old: Revision, new: Revision, result: CompatResult | None = None) -> Changelog:
     """The changelog from ``old`` to ``new`` (reusing a ``compare`` result when given)."""
     result = result or compare(old, new, witnesses=False, cross_check=0)
-    groups: dict[tuple, ApiLog] = {}
+    groups: dict[GroupKey, ApiLog] = {}
     for pair in result.pairs:
-        message = pair.new or pair.old
+        message = pair.message
         key, title, kind = _group(message)
         label = "record type" if key[:2] == ("record", "coordinator") else "apiKey"
         entry = groups.setdefault(key, ApiLog(title, message.api_key, kind, key_label=label))
@@ -116,7 +120,7 @@ def changelog(old: Revision, new: Revision, result: CompatResult | None = None) 
     return Changelog(old.label, new.label, [e for e in ordered if e.status != "unchanged"])
 
 
-def _group(message: MessageSpec) -> tuple[tuple, str, str]:
+def _group(message: MessageSpec) -> tuple[GroupKey, str, str]:
     name = message.name or "?"
     if message.type in ("request", "response") and message.api_key is not None:
         base = name.removesuffix("Request").removesuffix("Response")
@@ -131,19 +135,19 @@ def _group(message: MessageSpec) -> tuple[tuple, str, str]:
 
 
 def _message_log(pair: PairResult) -> MessageLog:
-    message = pair.new or pair.old
+    message = pair.message
     log = MessageLog(message.name or "?", message.type,
                      str(pair.old.versions) if pair.old is not None and pair.old.versions else None,
                      str(pair.new.versions) if pair.new is not None and pair.new.versions else None)
     if pair.error:
-        log.changes.append({"category": "ERROR", "rule": "compat-input-invalid", "versions": [],
+        log.changes.append({"category": Category.ERROR, "rule": ChangeKind.COMPAT_INPUT_INVALID, "versions": [],
                             "message": pair.error})
         return log
-    new_versions = {v for c in pair.changes if c.rule in ("version-added", "message-added") for v in c.versions}
+    new_versions = {v for c in pair.changes if c.rule in _NEW_VERSIONS for v in c.versions}
     if pair.new is not None:
         log.new_version_notes = _evolution(pair.new, sorted(new_versions))
     for change in pair.changes:
-        if change.category == SAFE and change.rule in ("version-added", "message-added"):
+        if change.category == Category.SAFE and change.rule in _NEW_VERSIONS:
             continue
         log.changes.append({"category": change.category, "rule": change.rule, "versions": list(change.versions),
                             "released": change.released, "message": change.message})
@@ -171,7 +175,7 @@ def _evolution(message: MessageSpec, versions: list[int]) -> dict[int, list[str]
             continue
         for change in diff.changes():
             label = _EVOLUTION.get(change.rule)
-            if change.rule in ("field-inserted", "field-removed"):
+            if change.rule in (ChangeKind.FIELD_INSERTED, ChangeKind.FIELD_REMOVED):
                 notes.setdefault(version, []).append(f"{label} {change.message.rsplit(' ', 1)[0]}")
             elif label is not None:
                 notes.setdefault(version, []).append(f"{label}: {change.message}")
@@ -182,14 +186,6 @@ def _evolution(message: MessageSpec, versions: list[int]) -> dict[int, list[str]
 
 
 # --- markdown ---------------------------------------------------------------------------------------
-
-_CATEGORY_WORDS = {
-    "WIRE_BREAKING": "wire-breaking", "NULLABILITY_WIDENED": "nullability widened",
-    "NULLABILITY_NARROWED": "nullability narrowed", "DEFAULT_CHANGED": "default changed",
-    "VERSION_DROPPED": "versions dropped", "MAX_VERSION_LOWERED": "versions retracted",
-    "TAG_REMOVED": "tag removed", "SOURCE_ONLY": "source only", "SAFE": "safe", "ERROR": "error",
-}
-
 
 def _markdown(log: Changelog) -> list[str]:
     out = [f"# Kafka protocol changelog: {log.old_label} → {log.new_label}", "",
@@ -226,9 +222,14 @@ def _entry(entry: ApiLog) -> list[str]:
         for change in message.changes:
             versions = f" (v{version_ranges(change['versions'])})" if change["versions"] else ""
             unreleased = ", unreleased" if change.get("released") is False else ""
-            out.append(f"  - *{_CATEGORY_WORDS.get(change['category'], change['category'])}{unreleased}*"
+            out.append(f"  - *{_label(change['category'])}{unreleased}*"
                        f"{versions}: {change['message']}")
     return [*out, ""]
+
+
+def _label(category: str) -> str:
+    known = Category.known(category)
+    return known.label if known is not None else category
 
 
 def _range_words(message: MessageLog) -> str:

@@ -12,7 +12,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from linter.codec.errors import CodecError
-from linter.compat.diff import WIRE, Change, MessageDiff, Witness, reuse_message
+from linter.compat.change import Change, Witness
+from linter.compat.diff import MessageDiff, reuse_message
+from linter.compat.kinds import Category, ChangeKind
 from linter.compat.layout import MAX_DEPTH, LayoutBuilder, LayoutError
 from linter.compat.revision import Revision
 from linter.compat.witness import HEADER_NAMES, CrossCodec, Headers, attribute, cause_of
@@ -22,7 +24,7 @@ from linter.model.versions import NONE, shown
 
 DEFAULT_CROSS_CHECK = 4  # values per direction per changed version: enough to catch a slip, pre-commit fast
 WITNESS_ATTEMPTS = 64  # values per direction tried before a wire break is declared unproven
-_BREAKING_FOR_CROSS_CHECK = {WIRE, "NULLABILITY_WIDENED", "NULLABILITY_NARROWED"}
+_BREAKING_FOR_CROSS_CHECK = {Category.WIRE_BREAKING, Category.NULLABILITY_WIDENED, Category.NULLABILITY_NARROWED}
 
 
 @dataclass
@@ -36,6 +38,14 @@ class PairResult:
     changes: list[Change] = field(default_factory=list)
     error: str | None = None  # why this pair could not be compared
     error_side: str = "new"  # the revision whose file the error is about ("old" also when the new file is gone)
+
+    @property
+    def message(self) -> MessageSpec:
+        """The new revision's message, or the old one's when it is gone: ``compare`` pairs at least one."""
+        message = self.new or self.old
+        if message is None:
+            raise ValueError(f"a pair without a message: {self.old_file} -> {self.new_file}")
+        return message
 
 
 @dataclass
@@ -69,7 +79,7 @@ def pair_messages(old: dict[str, MessageSpec], new: dict[str, MessageSpec]) -> l
                 pairs.append((rel, candidates[0]))
                 del old_left[rel], new_left[candidates[0]]
     pairs += [(rel, None) for rel in old_left] + [(None, rel) for rel in new_left]
-    return sorted(pairs, key=lambda p: p[1] or p[0])
+    return sorted(pairs, key=lambda p: p[1] or p[0] or "")
 
 
 def _api_key(rel: str, message: MessageSpec) -> object:
@@ -115,7 +125,7 @@ class Unreleased:
                         for release in self.releases]
         self._layouts: dict[int, LayoutBuilder] = {}
 
-    def unstable(self, message: MessageSpec, tops: dict[int, int] | None = None) -> frozenset[int]:
+    def unstable(self, message: MessageSpec, tops: dict[int | None, int] | None = None) -> frozenset[int]:
         tops = self._tops if tops is None else tops
         if message.type not in ("request", "response") or message.api_key not in tops:
             return frozenset()
@@ -138,7 +148,8 @@ class Unreleased:
         return next((revision.label for revision, (tops, paired) in zip(self.releases, self._paired)
                      if self._ships(paired.get(old_file), tops, message, version)), None)
 
-    def _ships(self, release: MessageSpec | None, tops: dict[int, int], old: MessageSpec, version: int) -> bool:
+    def _ships(self, release: MessageSpec | None, tops: dict[int | None, int], old: MessageSpec,
+               version: int) -> bool:
         """Whether a release's copy of the message has ``version``, stable, with the old revision's layout
         (a version the old revision lacks never shipped as it has it)."""
         if release is None or release.versions is None or not release.versions.contains(version):
@@ -160,7 +171,7 @@ class Unreleased:
         return builder
 
 
-def _unstable_tops(revision: Revision) -> dict[int, int]:
+def _unstable_tops(revision: Revision) -> dict[int | None, int]:
     return {m.api_key: m.versions.highest for m in revision.messages.values()
             if m.type == "request" and m.latest_version_unstable and m.versions is not None}
 
@@ -174,11 +185,13 @@ def compare(old: Revision, new: Revision, *, released: Revision | Sequence[Revis
     unreleased = Unreleased(old, [released] if isinstance(released, Revision) else released)
     unreadable = {"old": old.unreadable(), "new": new.unreadable()}
     headers = Headers(_header_specs(old), _header_specs(new))
-    reserved = {(m.type, m.api_key): m for m in old.messages.values() if m.removed and m.api_key is not None}
+    reserved: dict[tuple[str | None, int | None], MessageSpec] = {
+        (m.type, m.api_key): m for m in old.messages.values() if m.removed and m.api_key is not None}
     for old_file, new_file in pair_messages(old.messages, new.messages):
         if (new_file is None and old_file in unreadable["new"]) or (old_file is None and new_file in unreadable["old"]):
             continue  # the other side's file exists but cannot be read: KL1091 says so, not added/removed
-        pair = PairResult(old_file, new_file, old.messages.get(old_file), new.messages.get(new_file))
+        pair = PairResult(old_file, new_file, old.messages.get(old_file) if old_file is not None else None,
+                          new.messages.get(new_file) if new_file is not None else None)
         defects = [(side, unbuildable(m)) for side, m in (("old", pair.old), ("new", pair.new)) if m is not None]
         pair.error_side, pair.error = next(((side, why) for side, why in defects if why),
                                            ("new" if new_file else "old", None))
@@ -186,8 +199,9 @@ def compare(old: Revision, new: Revision, *, released: Revision | Sequence[Revis
             results.append(pair)  # KL1091 names the file; the other pairs are still compared
             continue
         _compare_pair(pair, unreleased, witnesses, cross_check, seed, headers)
-        if pair.old is None and not pair.new.removed:  # added beside a removed API that kept its apiKey
-            _reused(pair, reserved.get((pair.new.type, pair.new.api_key)), witnesses)
+        if pair.old is None and pair.new is not None and not pair.new.removed:
+            # added beside a removed API that kept its apiKey
+            _reused(pair, pair.new, reserved.get((pair.new.type, pair.new.api_key)), witnesses)
         results.append(pair)
     return CompatResult(old, new, results)
 
@@ -222,14 +236,14 @@ def unbuildable(message: MessageSpec) -> str | None:
     return None
 
 
-def _reused(pair: PairResult, removed: MessageSpec | None, witnesses: bool) -> None:
-    if removed is None or removed.name == pair.new.name or pair.new.versions is None:
+def _reused(pair: PairResult, new: MessageSpec, removed: MessageSpec | None, witnesses: bool) -> None:
+    if removed is None or removed.name == new.name or new.versions is None:
         return
-    change = Change("api-key-reused", WIRE, pair.new.name or "?", reuse_message(removed, pair.new),
-                    tuple(pair.new.versions), json_path=("apiKey",))
+    change = Change.of(ChangeKind.API_KEY_REUSED, new.name or "?", reuse_message(removed, new), new.versions,
+                       json_path=("apiKey",))
     if witnesses and change.versions:
-        witness = _reuse_witness(removed, pair.new, change.versions[0])
-        change = replace(change, witness=attribute(witness, cause_of(change, removed, pair.new)))
+        witness = _reuse_witness(removed, new, change.versions[0])
+        change = replace(change, witness=attribute(witness, cause_of(change, removed, new)))
     pair.changes.append(change)
 
 
@@ -243,50 +257,51 @@ def _reuse_witness(removed: MessageSpec, new: MessageSpec, version: int) -> Witn
 
 def _compare_pair(pair: PairResult, unreleased: Unreleased, witnesses: bool, cross_check: int, seed: int,
                   headers: Headers) -> None:
-    diff = MessageDiff(pair.old, pair.new)
+    old, new = pair.old, pair.new
+    diff = MessageDiff(old, new)
     try:
         changes = diff.run()
-        if pair.old_file and pair.new_file and pair.old_file != pair.new_file:
-            shared = pair.old.versions.intersect(pair.new.versions)
-            changes.append(Change("file-renamed", "SOURCE_ONLY", diff.name,
-                                  f"file {pair.old_file} renamed to {pair.new_file}", tuple(shared)))
-        if pair.old is not None and pair.new is not None and (witnesses or cross_check):
-            changes = _prove(pair, changes, diff, witnesses, cross_check, seed, headers)
+        if old is not None and new is not None and pair.old_file != pair.new_file:
+            shared = (old.versions or NONE).intersect(new.versions or NONE)  # both valid: ``run`` checked them
+            changes.append(Change.of(ChangeKind.FILE_RENAMED, diff.name,
+                                     f"file {pair.old_file} renamed to {pair.new_file}", shared))
+        if old is not None and new is not None and (witnesses or cross_check):
+            changes = _prove(old, new, changes, diff, witnesses, cross_check, seed, headers)
     except (LayoutError, CodecError) as exc:
         pair.error = str(exc)
         return
-    if pair.old is not None:
+    if old is not None and pair.old_file is not None:
         touched = {v for change in changes for v in change.versions}
-        changes = _split_released(changes, unreleased.of(pair.old_file, pair.old, touched))
+        changes = _split_released(changes, unreleased.of(pair.old_file, old, touched))
         if unreleased.releases:
-            changes = [_name_release(change, unreleased, pair) for change in changes]
+            changes = [_name_release(change, unreleased, pair.old_file, old) for change in changes]
     pair.changes = changes
 
 
-def _name_release(change: Change, unreleased: Unreleased, pair: PairResult) -> Change:
+def _name_release(change: Change, unreleased: Unreleased, old_file: str, old: MessageSpec) -> Change:
     """A released wire break says which release shipped the bytes it breaks (its witness is of that layout)."""
-    if change.category != WIRE or not change.released or not change.versions:
+    if change.category != Category.WIRE_BREAKING or not change.released or not change.versions:
         return change
     version = change.versions[0]
-    release = unreleased.shipped_in(pair.old_file, pair.old, version)
+    release = unreleased.shipped_in(old_file, old, version)
     return replace(change, message=f"{change.message} (v{version} as shipped in {release})") if release else change
 
 
-def _prove(pair: PairResult, changes: list[Change], diff: MessageDiff, witnesses: bool, cross_check: int,
-           seed: int, headers: Headers) -> list[Change]:
+def _prove(old: MessageSpec, new: MessageSpec, changes: list[Change], diff: MessageDiff, witnesses: bool,
+           cross_check: int, seed: int, headers: Headers) -> list[Change]:
     """Witnesses for wire breaks; a cross-check of the versions judged compatible."""
-    if pair.old.raw == pair.new.raw and pair.old.name == pair.new.name:
+    if old.raw == new.raw and old.name == new.name:
         return changes  # the same spec: nothing to prove
-    cross = CrossCodec(pair.old, pair.new, diff.renames, diff.old_version, headers)
+    cross = CrossCodec(old, new, diff.renames, diff.old_version, headers)
     found: dict[int, Witness | None] = {}  # one search per version, shared by the changes there
     out = []
     for change in changes:
-        if witnesses and change.category == WIRE and change.versions:
-            witness = _witness_for(change, cross, pair, diff, seed, found)  # shared by the changes at its version
-            change = replace(change, witness=attribute(witness, cause_of(change, pair.old, pair.new)))
+        if witnesses and change.category == Category.WIRE_BREAKING and change.versions:
+            witness = _witness_for(change, cross, old, new, diff, seed, found)  # shared by the changes at its version
+            change = replace(change, witness=attribute(witness, cause_of(change, old, new)))
         out.append(change)
     if cross_check:
-        out.extend(_cross_check(pair, changes, diff, cross, cross_check, seed))
+        out.extend(_cross_check(changes, diff, cross, cross_check, seed))
     return out
 
 
@@ -295,18 +310,18 @@ def _header_specs(revision: Revision) -> tuple[MessageSpec, ...]:
     return tuple(m for m in revision.messages.values() if m.type == "header" and m.name in HEADER_NAMES)
 
 
-def _witness_for(change: Change, cross: CrossCodec, pair: PairResult, diff: MessageDiff, seed: int,
+def _witness_for(change: Change, cross: CrossCodec, old: MessageSpec, new: MessageSpec, diff: MessageDiff, seed: int,
                  found: dict[int, Witness | None]) -> Witness | None:
-    if change.rule == "header-version-changed":
+    if change.rule == ChangeKind.HEADER_VERSION_CHANGED:
         return cross.frame_witness(change.versions[0])
-    if change.rule == "api-key-reused":
-        return _reuse_witness(pair.old, pair.new, change.versions[0])
-    if change.rule == "api-key-changed":
-        old_key, new_key = pair.old.api_key, pair.new.api_key
+    if change.rule == ChangeKind.API_KEY_REUSED:
+        return _reuse_witness(old, new, change.versions[0])
+    if change.rule == ChangeKind.API_KEY_CHANGED:
+        old_key, new_key = old.api_key, new.api_key
         return Witness(change.versions[0], "old", (old_key or 0).to_bytes(2, "big", signed=True).hex(),
-                       {"apiKey": old_key, "message": pair.old.name}, None,
-                       error=f"the new revision has no {pair.old.type} with apiKey {old_key} "
-                             f"({pair.new.name} now uses {new_key})")
+                       {"apiKey": old_key, "message": old.name}, None,
+                       error=f"the new revision has no {old.type} with apiKey {old_key} "
+                             f"({new.name} now uses {new_key})")
     for version in diff.one_per_segment(change.versions):  # a segment's versions share one layout
         if version not in found:
             found[version] = cross.search(version, WITNESS_ATTEMPTS, seed)
@@ -315,20 +330,20 @@ def _witness_for(change: Change, cross: CrossCodec, pair: PairResult, diff: Mess
     return None
 
 
-def _cross_check(pair: PairResult, changes: list[Change], diff: MessageDiff, cross: CrossCodec, values: int,
+def _cross_check(changes: list[Change], diff: MessageDiff, cross: CrossCodec, values: int,
                  seed: int) -> list[Change]:
     broken = {v for c in changes if c.category in _BREAKING_FOR_CROSS_CHECK for v in c.versions}
     found = []
-    for span in diff.segments or [[version] for version in diff.compared_versions()]:
+    for span in diff.segments or [range(version, version + 1) for version in diff.compared_versions()]:
         # not already a wire break, compared slot by slot, and not read back as written by construction
         versions = tuple(v for v in span if v not in broken and v not in diff.skipped and v not in diff.same_wire)
         if not versions:
             continue
         witness = cross.search(versions[0], values, seed)  # the segment's versions share one layout
         if witness is not None:
-            found.append(Change("cross-check-divergence", WIRE, diff.name,
-                                f"values written by the {witness.writer} revision read differently: "
-                                f"{witness.reason or witness.error}", versions, witness=witness))
+            found.append(Change.of(ChangeKind.CROSS_CHECK_DIVERGENCE, diff.name,
+                                   f"values written by the {witness.writer} revision read differently: "
+                                   f"{witness.reason or witness.error}", versions, witness=witness))
     return found
 
 

@@ -14,21 +14,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from linter.errors import KrpcLintError
 from linter.model.registry import StructRegistry
 from linter.model.spec import FieldSpec, MessageSpec
-from linter.model.traits import (
-    FieldAt,
-    field_at,
-    leaf_wire,
-    representative,
-    version_boundaries,
-)
+from linter.model.traits import FieldAt, field_at, representative, version_boundaries
+from linter.model.types import FieldType
 from linter.model.versions import NONE, Versions
 
 MAX_DEPTH = 64  # nesting far beyond any real spec; a recursive struct is refused, not followed forever
 
 
-class LayoutError(ValueError):
+class LayoutError(KrpcLintError, ValueError):
     """A spec whose layout cannot be worked out (a recursive or undefined struct)."""
 
 
@@ -48,7 +44,7 @@ class Slot:
     nullable: bool
     element: StructLayout | str | None = None  # array element wire type or struct; the struct itself
     tag: int | None = None
-    signature: tuple = field(default=(), compare=False)
+    signature: tuple[Any, ...] = field(default=(), compare=False)
 
     @property
     def is_array(self) -> bool:
@@ -85,7 +81,7 @@ class StructLayout:
     regular: tuple[Slot, ...]
     tagged: dict[int, Slot]
     absent: tuple[tuple[str, FieldSpec], ...]
-    signature: tuple = field(default=(), compare=False)
+    signature: tuple[Any, ...] = field(default=(), compare=False)
     inlined: tuple[tuple[str, FieldSpec], ...] = ()  # wrapper structs flattened away (no bytes of their own)
 
     def names(self) -> set[str]:
@@ -94,6 +90,10 @@ class StructLayout:
 
     def tag_of(self, name: str) -> int | None:
         return next((tag for tag, s in self.tagged.items() if s.name == name), None)
+
+
+# What _collect fills: regular slots, tagged slots by tag, absent fields and flattened wrappers (with their paths).
+_Collected = tuple[list[Slot], dict[int, Slot], list[tuple[str, FieldSpec]], list[tuple[str, FieldSpec]]]
 
 
 class LayoutBuilder:
@@ -130,50 +130,55 @@ class LayoutBuilder:
         signature = (flexible, tuple(s.signature for s in regular), tuple((t, tagged[t].signature) for t in sorted(tagged)))
         return StructLayout(name, flexible, tuple(regular), tagged, tuple(absent), signature, tuple(inlined))
 
-    def _collect(self, fields: tuple[FieldSpec, ...], version: int, prefix: str, out: tuple, depth: int) -> None:
+    def _collect(self, fields: tuple[FieldSpec, ...], version: int, prefix: str, out: _Collected, depth: int) -> None:
         regular, tagged, absent, inlined = out
         flexible = self.flexible(version)
         for spec in fields:
-            if spec.type is None or not spec.name:
+            field_type, name = spec.type, spec.name
+            if field_type is None or not name:
                 continue
-            where = prefix + spec.name
+            where = prefix + name
             at = field_at(spec, version, flexible)
             if not at.present:
                 absent.append((where, spec))
                 continue
-            if spec.type.is_struct and not at.nullable and at.tag is None and not flexible:
+            if field_type.is_struct and not at.nullable and at.tag is None and not flexible:
                 inlined.append((where, spec))
-                self._collect(self._members(spec), version, where + ".", out, depth + 1)  # inline: no bytes of its own
+                members = self._members(spec, field_type)
+                self._collect(members, version, where + ".", out, depth + 1)  # inline: no bytes of its own
                 continue
-            slot = self._slot(spec, where, version, at, depth)
+            slot = self._slot(spec, name, field_type, where, version, at, depth)
             if slot.tag is not None:
                 tagged[slot.tag] = slot
             else:
                 regular.append(slot)
 
-    def _slot(self, spec: FieldSpec, where: str, version: int, at: FieldAt, depth: int) -> Slot:
-        field_type, compact, nullable = spec.type, at.compact, at.nullable
-        element: Any = None
-        if field_type.struct_name is not None:
-            element = self._struct(field_type.name, self._members(spec), version, depth + 1)
-            inner = ("struct", element.signature)
+    def _slot(self, spec: FieldSpec, name: str, field_type: FieldType, where: str, version: int, at: FieldAt,
+              depth: int) -> Slot:
+        compact, nullable = at.compact, at.nullable
+        primitive = field_type.primitive  # how a leaf travels: linter.model.wire, as for the codec
+        element: StructLayout | str | None
+        inner: tuple[Any, ...]
+        if primitive is None:  # a struct, or an array of structs
+            struct = self._struct(field_type.name, self._members(spec, field_type), version, depth + 1)
+            element, inner = struct, ("struct", struct.signature)
         else:
-            element = leaf_wire(field_type.name, compact)
+            element = primitive.wire(compact)
             inner = (element,)
         if field_type.is_array:
             wire = f"array/{'compact' if compact else 'classic'}"
-        elif field_type.is_struct:
+        elif primitive is None:
             wire = "struct?" if nullable else "struct"
         else:
-            wire, element = element, None
-        return Slot(spec.name, where, spec, wire, nullable, element, at.tag, (wire, *inner))
+            wire, element = primitive.wire(compact), None
+        return Slot(name, where, spec, wire, nullable, element, at.tag, (wire, *inner))
 
-    def _members(self, spec: FieldSpec) -> tuple[FieldSpec, ...]:
+    def _members(self, spec: FieldSpec, field_type: FieldType) -> tuple[FieldSpec, ...]:
         if spec.fields:
             return spec.fields
-        definition = self.registry.lookup(spec.type.name)
+        definition = self.registry.lookup(field_type.name)
         if definition is None:
-            raise LayoutError(f"struct {spec.type.name} is not defined")
+            raise LayoutError(f"struct {field_type.name} is not defined")
         return definition.fields
 
 

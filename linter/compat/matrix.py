@@ -420,7 +420,7 @@ def record_types(revision: Revision) -> dict[str, tuple[int, ...]]:
     for path, message in revision.messages.items():
         if is_key_record(message) and message.versions is not None \
                 and 0 < len(range(message.versions.lowest, message.versions.highest + 1)) <= _MAX_TYPES:
-            value = values.get((str(PurePosixPath(path).parent), message.name[:-3] + "Value"))
+            value = values.get((str(PurePosixPath(path).parent), (message.name or "")[:-3] + "Value"))
             if value is not None:
                 types[value] = tuple(message.versions)
     return types

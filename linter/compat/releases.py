@@ -16,13 +16,14 @@ from typing import NamedTuple
 
 from linter.compat.revision import Revision, parsed_once
 from linter.compat.sources import (
+    Git,
     SourceError,
-    _Git,
-    _split,
     first_line,
     read_revision,
     run_git,
+    split_specs,
 )
+from linter.model.spec import MessageSpec
 
 RELEASE_TAG = r"^v?\d+\.\d+(\.\d+)?$"
 
@@ -61,14 +62,14 @@ def release_tags(top: str, pattern: str = RELEASE_TAG) -> list[Release]:
 
 def release_revisions(cwd: str, releases: Sequence[Release]) -> list[Revision]:
     """Each release's specs as a ``Revision`` (by ``linter.parse.discovery``'s rule), parsed once per blob."""
-    git = _Git.open(cwd, "--released needs a git repository")
+    git = Git.open(cwd, "--released needs a git repository")
     trees = {release.name: git.list_specs(git.tree(release.commit)) for release in releases}
     blobs = git.read_blobs(oid for entries in trees.values() for oid in entries.values())
-    parsed: dict[bytes, object] = {}
+    parsed: dict[bytes, MessageSpec | None] = {}
     out = []
     for release in releases:
         entries = trees[release.name]
-        specs, others = _split({rel: blobs[oid] for rel, oid in entries.items()})
+        specs, others = split_specs({rel: blobs[oid] for rel, oid in entries.items()})
         out.append(parsed_once(Revision(release.name, specs, f"{release.name}:", others), parsed))
     return out
 

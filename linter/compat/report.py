@@ -10,17 +10,18 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from linter.compat.change import Change, version_ranges
 from linter.compat.compare import CompatResult, PairResult
-from linter.compat.diff import Change, version_ranges
+from linter.compat.kinds import ChangeKind
 from linter.compat.revision import Revision
 from linter.engine.config import Config
 from linter.engine.context import FileContext
+from linter.engine.finalize import finish, suppress_inline
 from linter.engine.findings import Finding, Report
 from linter.engine.rules import Rule, RuleSet, builtin_compat_rules
-from linter.engine.runner import apply_path_overrides, select_rules, suppress_inline
-from linter.engine.suppress import apply_baseline, read_baseline
+from linter.engine.runner import select_rules
 
-INPUT_RULE = "compat-input-invalid"
+INPUT_RULE = ChangeKind.COMPAT_INPUT_INVALID
 
 
 class UnknownChange(RuntimeError):
@@ -54,7 +55,7 @@ def to_report(result: CompatResult, config: Config | None = None,
         contexts.update({ctx.path: ctx for ctx in revision.contexts.values()})
     for pair in result.pairs:
         if pair.error is not None:
-            revision, rel = (result.new, pair.new_file) if pair.error_side == "new" else (result.old, pair.old_file)
+            revision, rel = _side(result, pair, "new" if pair.error_side == "new" else "old")
             _add(findings, _input_finding(revision.display(rel), f"cannot compare this spec: {pair.error} "
                                           "(run krpc-lint lint on it)", by_change, ruleset))
         for change in pair.changes:
@@ -64,14 +65,11 @@ def to_report(result: CompatResult, config: Config | None = None,
             elif change.rule not in described_changes():  # deselected rules drop their changes; no rule is a bug
                 raise UnknownChange(f"compat found a change of kind {change.rule!r} that no rule describes")
     report = Report(files=len(result.new.files))
+    kept: list[Finding] = []
     for path, items in findings.items():
         ctx = contexts.get(path)
-        report.findings.extend(suppress_inline(ctx, items, report) if ctx is not None else items)
-    report.findings = apply_path_overrides(report.findings, config, ruleset)
-    if config.baseline:
-        report.findings, report.baselined = apply_baseline(report.findings, read_baseline(config.baseline))
-    report.findings.sort()
-    return report
+        kept += suppress_inline(ctx, items, report) if ctx is not None else items
+    return finish(report, kept, config)
 
 
 def _add(findings: dict[str, list[Finding]], finding: Finding | None) -> None:
@@ -92,8 +90,10 @@ def _finding(result: CompatResult, pair: PairResult, change: Change, rule: Rule,
 
 
 def _side(result: CompatResult, pair: PairResult, side: str) -> tuple[Revision, str]:
-    if side == "old" or pair.new_file is None:
+    """The revision and file of ``side`` of a pair (the other side's when the message is not on that one)."""
+    if (side == "old" or pair.new_file is None) and pair.old_file is not None:
         return result.old, pair.old_file
+    assert pair.new_file is not None  # a pair has a file on at least one side
     return result.new, pair.new_file
 
 

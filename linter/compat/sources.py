@@ -12,11 +12,12 @@ import os
 import posixpath
 import re
 import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
 from linter.compat.revision import Revision
+from linter.errors import KrpcLintError
 from linter.parse.discovery import is_spec, json_files, skipped_dir
 from linter.parse.document import MAX_SPEC_BYTES
 from linter.parse.files import InputError, read_regular
@@ -32,7 +33,7 @@ _OBJECT = re.compile(rb"([0-9a-f]{40,64}) ([a-z]+) ([0-9]+)\n?")
 _SIMPLE_NAME = re.compile(r"[\w.-]+(/[\w.-]+)*")
 
 
-class SourceError(ValueError):
+class SourceError(KrpcLintError, ValueError):
     """A bad revision argument; the message says what to do.
 
     >>> from linter import SourceError, compare
@@ -70,7 +71,7 @@ def against(
     """
     base = _base(cwd)
     check_ref(ref)
-    git = _Git.open(base, f"--against {ref}")
+    git = Git.open(base, f"--against {ref}")
     tree = git.tree(ref)
     old: dict[str, str] = {}
     new: dict[str, bytes] = {}
@@ -93,8 +94,8 @@ def against(
 
 
 def _split_walked(files: dict[str, bytes], named: set[str]) -> tuple[dict[str, bytes], dict[str, bytes]]:
-    """``_split`` for the files found in directories; files named one by one are specs whatever they hold."""
-    specs, others = _split({k: v for k, v in files.items() if k not in named})
+    """``split_specs`` for the files found in directories; files named one by one are specs whatever they hold."""
+    specs, others = split_specs({k: v for k, v in files.items() if k not in named})
     specs.update((k, v) for k, v in files.items() if k in named)
     return dict(sorted(specs.items())), others
 
@@ -109,7 +110,7 @@ def _base(cwd: str | os.PathLike[str] | None) -> str:
 def _disk_revision(arg: str, path: str) -> Revision:
     """A directory (every spec below it) or a single file, displayed as typed."""
     if os.path.isdir(path):
-        specs, others = _split(_walk(path, ""))
+        specs, others = split_specs(_walk(path, ""))
         return Revision(arg, specs, arg if arg.endswith("/") else f"{arg}/", others)
     name = os.path.basename(arg)  # a FIFO or device: _read_file says what it is, without reading it
     return Revision(arg, {name: _read_file(path, arg)}, arg[: len(arg) - len(name)])
@@ -126,7 +127,7 @@ def _working_files(path: str, key: str) -> dict[str, bytes] | None:
 
 def _walk(top: str, under: str) -> dict[str, bytes]:
     """Every ``*.json`` below ``top``, outside skipped directories; symlinks are skipped, as in git trees,
-    so both sides agree (``_split`` tells specs from other JSON)."""
+    so both sides agree (``split_specs`` tells specs from other JSON)."""
     files: dict[str, bytes] = {}
     for dirpath, names, _ in json_files(top, _walk_error):
         rel_dir = os.path.relpath(dirpath, top).replace(os.sep, "/")
@@ -136,10 +137,15 @@ def _walk(top: str, under: str) -> dict[str, bytes]:
     return dict(sorted(files.items()))
 
 
-def _split(files: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str, bytes]]:
+def split_specs(files: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str, bytes]]:
     """The files of a walked directory or tree: (specs, other JSON), by ``linter.parse.discovery``'s rule."""
-    specs = {rel: data for rel, data in files.items() if is_spec(rel, lambda data=data: data)}
+    specs = {rel: data for rel, data in files.items() if is_spec(rel, _reader(data))}
     return specs, {rel: data for rel, data in files.items() if rel not in specs}
+
+
+def _reader(data: bytes) -> Callable[[], bytes]:
+    """``data`` as the lazy read ``is_spec`` takes (bound here, not to a loop's variable)."""
+    return lambda: data
 
 
 def _walk_error(exc: OSError) -> None:
@@ -177,7 +183,7 @@ def _relative(arg: str, base: str) -> str:
 def _git_revision(arg: str, ref: str, spec: str, base: str) -> Revision:
     """``REF:path``: a blob or every spec of a tree, displayed as ``REF:path/X``."""
     check_ref(ref)
-    git = _Git.open(base, f"{arg}: no such file or directory; reading it as REF:path")
+    git = Git.open(base, f"{arg}: no such file or directory; reading it as REF:path")
     tree = git.tree(ref)
     # git's rule: "REF:path" is relative to the top, "REF:./path" to the current directory.
     from_cwd = spec in (".", "..") or spec.startswith(("./", "../"))
@@ -187,7 +193,7 @@ def _git_revision(arg: str, ref: str, spec: str, base: str) -> Revision:
     oid, kind = found
     shown = spec.rstrip("/")
     if kind == "tree":
-        specs, others = _split(git.read_named(git.list_specs(oid)))
+        specs, others = split_specs(git.read_named(git.list_specs(oid)))
         return Revision(arg, specs, f"{ref}:{shown}/" if shown else f"{ref}:", others)
     if kind == "blob":
         name = posixpath.basename(shown)
@@ -211,7 +217,7 @@ def changed_files(ref: str, *, cwd: str | os.PathLike[str] | None = None, purpos
     discovery decides which of them are specs.
     """
     check_ref(ref)
-    git = _Git.open(_base(cwd), purpose or f"comparing with {ref}")
+    git = Git.open(_base(cwd), purpose or f"comparing with {ref}")
     tree = git.tree(ref)
     top = git_output(git.cwd, "rev-parse", "--show-toplevel").decode("utf-8", "surrogateescape").strip()
     diff = git_output(top, "diff", "--name-only", "-z", "-M", "--diff-filter=d", "--no-ext-diff", tree, "--")
@@ -254,14 +260,15 @@ def first_line(data: bytes) -> str:
 
 
 @dataclass(frozen=True)
-class _Git:
-    """The repository around ``cwd``; ``here`` is cwd relative to its top (``""`` or ``"a/b/"``)."""
+class Git:
+    """The repository around ``cwd``; ``here`` is cwd relative to its top (``""`` or ``"a/b/"``): its trees
+    and blobs, read with one ``git cat-file --batch`` process for any number of blobs."""
 
     cwd: str
     here: str
 
     @classmethod
-    def open(cls, cwd: str, purpose: str) -> _Git:
+    def open(cls, cwd: str, purpose: str) -> Git:
         done = run_git(cwd, "rev-parse", "--show-prefix")
         if done.returncode:
             reason = first_line(done.stderr) or "git rev-parse failed"

@@ -29,17 +29,20 @@ from linter.codec.codec import Codec
 from linter.codec.compiler import FieldPlan, StructPlan
 from linter.codec.errors import CodecError, DecodeError
 from linter.codec.values import identical, random_value
-from linter.compat.diff import Change, Witness
+from linter.compat.change import Change, Witness
+from linter.compat.kinds import ChangeKind
 from linter.compat.layout import MAX_DEPTH
 from linter.model.spec import FieldSpec, MessageSpec
 from linter.model.traits import header_version
+from linter.parse.jsonc import JsonPath
 
 Flat = tuple[list[tuple[str, Any]], dict[str, tuple[bool, Any]]]
 
 
 HEADER_NAMES = ("RequestHeader", "ResponseHeader")
 # changes that move no later bytes: a tag's value is self-delimited, an apiKey is not in the body
-_NOT_SHIFTING = frozenset({"tag-reused", "tag-renumbered", "tagged-field-retyped", "api-key-changed", "api-key-reused"})
+_NOT_SHIFTING = frozenset({ChangeKind.TAG_REUSED, ChangeKind.TAG_RENUMBERED, ChangeKind.TAGGED_FIELD_RETYPED,
+                           ChangeKind.API_KEY_CHANGED, ChangeKind.API_KEY_REUSED})
 
 
 @dataclass(frozen=True)
@@ -101,7 +104,9 @@ def attribute(witness: Witness | None, cause: Cause | None) -> Witness | None:
         return None
     proof = witness if isinstance(witness, Proof) else as_proof(witness)
     text = explain(proof.observed, proof.diverges_at, proof.detail, cause)
-    return replace(proof, cause=cause, **({"error": text} if proof.error is not None else {"reason": text}))
+    if proof.error is not None:
+        return replace(proof, cause=cause, error=text)
+    return replace(proof, cause=cause, reason=text)
 
 
 def as_proof(witness: Witness) -> Proof:
@@ -149,7 +154,7 @@ def summary(message: str, field: str) -> str:
     return re.sub(r" \([^()]*\)$", "", head)
 
 
-def field_paths(spec: MessageSpec, json_path: tuple, budget: int = 10_000) -> Iterator[str]:
+def field_paths(spec: MessageSpec, json_path: JsonPath, budget: int = 10_000) -> Iterator[str]:
     """The field ``json_path`` points into, named as witnesses name fields (``Topics[].Name``): one name
     per use of the common struct it may lie in. The path is followed by index (one field per level), and
     where a common struct is used is worked out once per spec (``common_uses``), so a change of many
@@ -166,7 +171,7 @@ def field_paths(spec: MessageSpec, json_path: tuple, budget: int = 10_000) -> It
     yield from (prefix + name for prefix in prefixes for name in inner) if prefixes else inner
 
 
-def _names_on_path(specs: tuple[FieldSpec, ...], json_path: tuple) -> Iterator[str]:
+def _names_on_path(specs: tuple[FieldSpec, ...], json_path: JsonPath) -> Iterator[str]:
     """The deepest field of ``specs`` (and of the inline structs below) that ``json_path`` goes through."""
     prefix, found = "", None
     for _ in range(MAX_DEPTH):
@@ -235,7 +240,7 @@ class CrossCodec:
                  old_version: Callable[[int], int] = lambda version: version, headers: Headers = Headers()) -> None:
         self.old = Codec([old, *(h for h in headers.old if h.name != old.name)])
         self.new = Codec([new, *(h for h in headers.new if h.name != new.name)])
-        self.names = {"old": old.name, "new": new.name}
+        self.names = {"old": old.name or "", "new": new.name or ""}  # a revision's messages all have names
         self.renames = renames  # (struct path in new names, old name) -> new name
         self.old_version = old_version
 
@@ -269,9 +274,9 @@ class CrossCodec:
                  error: bool = False) -> Proof:
         reader = "new" if writer == "old" else "old"
         shown = {writer: self._json(writer, version, written), reader: self._json(reader, version, read)}
-        text = {"error": found.text} if error else {"reason": found.text}
-        return Proof(version, writer, data.hex(), shown["old"], shown["new"], **text,
-                     diverges_at=found.where or None, detail=found.detail, observed=found.text)
+        return Proof(version, writer, data.hex(), shown["old"], shown["new"], error=found.text if error else None,
+                     reason="" if error else found.text, diverges_at=found.where or None, detail=found.detail,
+                     observed=found.text)
 
     def _json(self, side: str, version: int, value: Any) -> Any:
         if value is None:
@@ -281,26 +286,37 @@ class CrossCodec:
     def frame_witness(self, version: int) -> Witness | None:
         """A default request or response frame written by the old revision, read by the new one, whose
         header version at ``version`` differs; ``None`` when a revision has no header spec to frame it."""
-        old, new = self.old.spec(self.names["old"]), self.new.spec(self.names["new"])
+        name = self.names["old"]
+        old, new = self.old.spec(name), self.new.spec(self.names["new"])
         try:
-            body = self.old.default(old.name, version)
+            body = self.old.default(name, version)
             if old.type == "request":
                 header = {"correlationId": 1, "clientId": "krpc-lint"}
-                frame = self.old.encode_request(version, header, body, name=old.name)
-                read = lambda: self.new.decode_request(frame)[2:]
+                frame = self.old.encode_request(version, header, body, name=name)
+            elif old.api_key is None:
+                return None  # no apiKey to frame a response with
             else:
                 frame = self.old.encode_response(old.api_key, version, {"correlationId": 1}, body)
-                read = lambda: self.new.decode_response(new.api_key, version, frame)
         except (KeyError, ValueError):  # no header spec in a revision, or a header version it lacks
             return None
         old_header, new_header = header_version(old, version), header_version(new, version)
-        shown = {"header version": old_header, "body": self.old.to_json(old.name, version, body)}
+        shown = {"header version": old_header, "body": self.old.to_json(name, version, body)}
         try:
-            got_header, _got_body = read()
+            got_header, _got_body = self._read_frame(old.type == "request", new.api_key, version, frame)
         except (DecodeError, KeyError, ValueError) as exc:
             return Witness(version, "old", frame.hex(), shown, None, error=f"read with {old.type} header v{new_header}: {exc}")
         return Witness(version, "old", frame.hex(), shown, {"header version": new_header, "header": got_header},
                        reason=f"the frame's {old.type} header v{old_header} is read as v{new_header}")
+
+    def _read_frame(self, request: bool, api_key: int | None, version: int,
+                    frame: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The header and body the new revision reads from ``frame``; ``KeyError`` when it has no such API."""
+        if request:
+            _, _, header, body = self.new.decode_request(frame)
+            return header, body
+        if api_key is None:
+            raise KeyError("no response spec with apiKey None")  # the codec's words for an apiKey it lacks
+        return self.new.decode_response(api_key, version, frame)
 
     def search(self, version: int, attempts: int, seed: int = 0) -> Witness | None:
         """The first disagreement among ``attempts`` values per direction, old writer first; small
@@ -327,11 +343,11 @@ def flatten(plan: StructPlan, value: dict[str, Any], prefix: str = "") -> Flat:
     for field in plan.fields:
         if not field.present:
             continue
-        item = value.get(field.key)
-        where = prefix + field.spec.name
+        item: Any = value.get(field.key)  # a decoded value: its shape is the plan's
+        where = prefix + field.name
         if field.tag is not None:
             tagged[where] = (not field.is_default(item), _leaf(field, item))
-        elif field.nested is not None and not field.spec.type.is_array and not field.nullable and not plan.flexible:
+        elif field.nested is not None and not field.type.is_array and not field.nullable and not plan.flexible:
             regular.extend(flatten(field.nested, item, where + ".")[0])  # inlined on the wire: no bytes of its own
         else:
             regular.append((where, _leaf(field, item)))
@@ -341,7 +357,7 @@ def flatten(plan: StructPlan, value: dict[str, Any], prefix: str = "") -> Flat:
 def _leaf(field: FieldPlan, item: Any) -> Any:
     if field.nested is None or item is None:
         return item
-    if field.spec.type.is_array:
+    if field.type.is_array:
         return [flatten(field.nested, element) for element in item]
     return flatten(field.nested, item)
 

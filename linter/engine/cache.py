@@ -15,11 +15,11 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from linter.engine.findings import Finding
 
-if TYPE_CHECKING:  # the rules' loader imports this module for its cache directory
+if TYPE_CHECKING:  # the rules' loader imports this module for its cache directory and files
     from linter.engine.rules import RuleSet
 
 CACHE_VERSION = 1
@@ -34,6 +34,27 @@ def default_cache_dir() -> Path:
         return Path(explicit)
     base = os.environ.get("XDG_CACHE_HOME")
     return (Path(base) if base else Path.home() / ".cache") / "krpc-lint"
+
+
+def read_json(path: Path) -> Any:
+    """The JSON value ``path`` holds, or ``None`` when it is missing or unreadable: a cache miss, never an error."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def write_json(path: Path, data: Any) -> bool:
+    """Write ``data`` atomically (a temporary sibling renamed over ``path``); ``False`` when it cannot be
+    written, which is fine: a read-only home only means nothing is cached."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        tmp.replace(path)
+    except OSError:
+        return False
+    return True
 
 
 def _code_stamp() -> str:
@@ -54,7 +75,10 @@ def fingerprint(ruleset: RuleSet, target: str = "") -> str:
     return digest.hexdigest()
 
 
-def _findings(rows) -> list[Finding] | None:
+Row = list[Any]  # a finding as cached: its fields in order
+
+
+def _findings(rows: Any) -> list[Finding] | None:
     """Findings from cached rows; anything malformed is a cache miss, never an error."""
     try:
         return [Finding(*row) for row in rows]
@@ -62,7 +86,7 @@ def _findings(rows) -> list[Finding] | None:
         return None
 
 
-def _row(finding: Finding) -> list:
+def _row(finding: Finding) -> Row:
     return [finding.path, finding.line, finding.col, finding.rule, finding.name, finding.severity,
             finding.category, finding.message, finding.hint]
 
@@ -72,17 +96,17 @@ class ResultCache:
 
     def __init__(self, directory: Path, ruleset: RuleSet, target: str = "") -> None:
         self.file = directory / f"results-{fingerprint(ruleset, target)[:32]}.json"
-        self.files: dict[str, list] = {}
-        self.dirs: dict[str, list] = {}
+        self.files: dict[str, list[Any]] = {}  # path -> [digest, rows]
+        self.dirs: dict[str, list[Row]] = {}
         self.dirty = False
         self._load()
 
     def _load(self) -> None:
+        data = read_json(self.file)
         try:
-            data = json.loads(self.file.read_text(encoding="utf-8"))
             if data.get("version") == CACHE_VERSION:
                 self.files, self.dirs = dict(data["files"]), dict(data["dirs"])
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (ValueError, KeyError, TypeError, AttributeError):
             pass  # no cache, or an unreadable one: start afresh
 
     def file_findings(self, path: str, digest: str) -> list[Finding] | None:
@@ -113,14 +137,8 @@ class ResultCache:
             return
         files = dict(list(self.files.items())[-MAX_ENTRIES:])
         dirs = dict(list(self.dirs.items())[-MAX_ENTRIES:])
-        try:
-            self.file.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.file.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps({"version": CACHE_VERSION, "files": files, "dirs": dirs}), encoding="utf-8")
-            tmp.replace(self.file)
+        if write_json(self.file, {"version": CACHE_VERSION, "files": files, "dirs": dirs}):
             self._drop_stale()
-        except OSError:
-            pass
 
     def _drop_stale(self) -> None:
         cutoff = time.time() - STALE_AFTER_SECONDS

@@ -11,6 +11,7 @@ Keys (yamllint/ruff/buf users will recognise them)::
     exclude = ["**/test/**"]         # paths never linted
     include = ["schemas/**"]         # JSON in directories read as specs even when it does not look like one
     rule-packs = ["my-rules/"]       # extra YAML rule packs, relative to the config file
+    preview = true                   # also run the rules in preview (else only those named in select)
     baseline = "krpc-lint-baseline.json"
     [[tool.krpc-lint.per-path]]
     paths = ["metadata/**"]
@@ -27,15 +28,17 @@ from pathlib import Path
 from typing import Any
 
 from linter.engine.levels import KAFKA_VERSIONS, PROFILES, SEVERITIES
+from linter.errors import KrpcLintError
 from linter.parse.files import InputError, read_regular
 
 CONFIG_BYTES = 1024 * 1024  # a config file is a few lines; more is not a config
 
 CONFIG_FILES = (".krpc-lint.yaml", ".krpc-lint.yml", "pyproject.toml")
-_KEYS = {"profile", "kafka-version", "include", "select", "ignore", "severity", "fail-on", "exclude", "rule-packs", "baseline", "per-path"}
+_KEYS = {"profile", "kafka-version", "include", "select", "ignore", "severity", "fail-on", "exclude", "rule-packs",
+         "baseline", "per-path", "preview"}
 
 
-class ConfigError(ValueError):
+class ConfigError(KrpcLintError, ValueError):
     """A configuration problem; the message names the file and the key.
 
     >>> try:
@@ -91,6 +94,7 @@ class Config:
     cache_dir: str | None = None  # reuse findings of unchanged files (the CLI sets it; the API does not)
     allow_empty: bool = False  # a directory without specs is fine (``--allow-empty``), not a usage error
     siblings: bool = True  # a file named alone is checked with the other specs of its directory as context
+    preview: bool = False  # rules in preview run too, not only those ``select`` names by id or name
     # The selectors written in ``source`` (not those the command line added), so an unknown one names the file.
     configured: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
 
@@ -190,10 +194,12 @@ def _read(file: Path) -> dict[str, Any]:
             raise ConfigError(f"{file}: invalid TOML: {exc}") from None
         except RecursionError:  # tomllib recurses once per nesting level
             raise ConfigError(f"{file}: invalid TOML: nested too deeply") from None
-        if not isinstance(tool, dict) or not isinstance(tool.get("krpc-lint", {}), dict):
+        table = tool.get("krpc-lint", {}) if isinstance(tool, dict) else None
+        if not isinstance(table, dict):
             raise ConfigError(f"{file}: [tool.krpc-lint] must be a table")
-        return tool.get("krpc-lint", {})
-    from ruamel.yaml import YAMLError
+        return table
+    # A YAML config only: ruamel costs a cold start.
+    from ruamel.yaml.error import YAMLError
 
     from linter.parse.yamlfile import load_yaml
 
@@ -253,6 +259,9 @@ def _from_mapping(data: dict[str, Any], file: Path) -> Config:
     baseline = data.get("baseline")
     if baseline is not None and not isinstance(baseline, str):
         raise ConfigError(f"{file}: baseline must be a file name")
+    preview = data.get("preview", False)
+    if not isinstance(preview, bool):
+        raise ConfigError(f"{file}: preview must be true or false")
     select = _strings(data.get("select", []), "select", file)
     ignore = _strings(data.get("ignore", []), "ignore", file)
     severity = _severities(data.get("severity", {}), "severity", file)
@@ -270,4 +279,5 @@ def _from_mapping(data: dict[str, Any], file: Path) -> Config:
         baseline=str(base / baseline) if isinstance(baseline, str) else None,
         per_path=tuple(overrides),
         source=str(file),
+        preview=preview,
     )

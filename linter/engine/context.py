@@ -3,23 +3,29 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path as FsPath
+from typing import Any, TypeVar
 
+from linter.engine.suppress import Suppression
 from linter.model.registry import StructRegistry
 from linter.model.schema import structure_issues
 from linter.model.spec import FieldSpec, Issue, MessageSpec, StructSpec, build_message
 from linter.model.targets import DEFAULT_TARGET, TARGETS, KafkaTarget
 from linter.parse.document import SpecDocument
-from linter.parse.jsonc import Path
+from linter.parse.jsonc import JsonPath
+
+T = TypeVar("T")
+Facts = tuple[JsonPath, dict[str, Any]]  # a node of a spec, and the facts a declarative rule's schema sees
 
 
 @dataclass(frozen=True, slots=True)
 class Hit:
     """One problem a check found: where (JSON path, or key), and what."""
 
-    path: Path
+    path: JsonPath
     message: str
     at_key: bool = False
     file: str | None = None  # for directory checks: the file the hit belongs to
@@ -35,6 +41,9 @@ class FileContext:
         self.document = document
         self.target = target  # the Kafka release whose generator the checks stand for
         self.sibling = sibling  # read only as context for a file named alone (see ``linter.engine.runner``)
+        # Set when the report is finished (``linter.engine.finalize``), read by the meta rules afterwards:
+        self.suppressions: list[Suppression] = []  # the file's inline suppressions, marked when used
+        self.compat_rules: frozenset[str] = frozenset()  # ids and names of the compat rules
 
     @property
     def path(self) -> str:
@@ -61,12 +70,21 @@ class FileContext:
     def structs(self) -> list[StructSpec]:
         return [] if self.message is None else list(self.message.all_structs())
 
-    def facts(self, kind: str, build) -> list[tuple[Path, dict]]:
-        """Facts of every node of a kind, built once and shared by all declarative rules."""
-        cache = self.__dict__.setdefault("_facts", {})
-        if kind not in cache:
-            cache[kind] = list(build(self, kind))
-        return cache[kind]
+    def facts(self, selection: Hashable, build: Callable[[FileContext, Any], Iterable[Facts]]) -> list[Facts]:
+        """Facts of every node of a kind (``build(self, selection)``), built once and shared by all declarative
+        rules."""
+        cache: dict[Hashable, list[Facts]] = self.__dict__.setdefault("_facts", {})
+        if selection not in cache:
+            cache[selection] = list(build(self, selection))
+        return cache[selection]
+
+    def derived(self, build: Callable[[FileContext], T]) -> T:
+        """``build(self)``, worked out once for every check of a family that reads it (``build`` is the key)."""
+        cache: dict[Callable[[FileContext], Any], Any] = self.__dict__.setdefault("_derived", {})
+        if build not in cache:
+            cache[build] = build(self)
+        value: T = cache[build]
+        return value
 
     @cached_property
     def registry(self) -> StructRegistry | None:

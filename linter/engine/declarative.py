@@ -10,11 +10,15 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
-from linter.engine.context import FileContext, Hit
+from linter.engine.context import Facts, FileContext, Hit
 from linter.engine.templates import render, template_fields
 from linter.model.spec import FieldSpec, MessageSpec, StructSpec
+
+Validate = Callable[[Any], Any]  # a compiled schema: raises fastjsonschema.JsonSchemaException on a mismatch
+Selection = tuple[str, frozenset[str] | None]  # a node kind, and the facts its rules read (None: all)
 
 
 def _type_kind(spec: FieldSpec) -> str | None:
@@ -103,13 +107,16 @@ def struct_facts(struct: StructSpec, message: MessageSpec) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=256)
-def _compiled(schema_json: str):
+def compiled(schema_json: str) -> Validate:
+    """The schema compiled, its patterns run by RE2; the rule loader compiles each schema once to refuse
+    what cannot be."""
     import fastjsonschema
 
     from linter.engine.patterns import linear_patterns
 
     schema, formats = linear_patterns(json.loads(schema_json))
-    return fastjsonschema.compile(schema, formats=formats)
+    validate: Validate = fastjsonschema.compile(schema, formats=formats)
+    return validate
 
 
 def declarative_runner(check: dict[str, Any]) -> Callable[[FileContext], Iterator[Hit]]:
@@ -117,10 +124,10 @@ def declarative_runner(check: dict[str, Any]) -> Callable[[FileContext], Iterato
     import fastjsonschema
 
     schema_json = json.dumps(check["schema"], sort_keys=True)
-    validate = _compiled(schema_json)
+    validate = compiled(schema_json)
     template = str(check["message"])
     at = check.get("at")
-    selection = (check["on"], _needed(schema_json, template) if check["on"] == "field" else None)
+    selection: Selection = (check["on"], _needed(schema_json, template) if check["on"] == "field" else None)
 
     def run(ctx: FileContext) -> Iterator[Hit]:
         if ctx.message is None:
@@ -140,12 +147,12 @@ def _needed(schema_json: str, template: str) -> frozenset[str] | None:
     return known if known is not None and known <= FIELD_FACTS.keys() else None
 
 
-def _nodes(ctx: FileContext, selection: tuple[str, frozenset[str] | None]) -> Iterator[tuple[tuple, dict[str, Any]]]:
+def _nodes(ctx: FileContext, selection: Selection) -> Iterator[Facts]:
     kind, keys = selection
     message = ctx.message
+    if message is None:
+        return
     if kind == "message":
-        from pathlib import Path
-
         yield (), message_facts(message, Path(ctx.path).name)
     elif kind == "field":
         for spec, struct in ctx.fields:

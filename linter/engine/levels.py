@@ -2,6 +2,9 @@
 
 SEVERITIES = ("error", "warning", "info")
 PROFILES = ("kafka", "recommended", "strict")
+# A rule's lifecycle, as ruff and buf have it: preview rules run only when named, deprecated ones still run
+# (naming one warns), removed ones never run (naming one is a usage error); the last two say what replaces them.
+STATUSES = ("stable", "preview", "deprecated", "removed")
 FORMATS = ("text", "json", "sarif", "github", "junit")
 # Kafka releases whose generator a lint can stand for (``--kafka-version``); "any" is the default.
 # ``linter.model.targets.TARGETS`` defines each; a test keeps the two in step.

@@ -1,8 +1,9 @@
-"""Rules: one YAML unit each (id, title, docs, examples, and a check), loaded into ``Rule``s.
+"""Rules: one YAML unit each (id, title, docs, examples, a check and a lifecycle status), loaded into
+``Rule``s.
 
-A rule's check is either a named function of ``linter.engine.checks`` with options, or a
-declarative JSON Schema condition on a node (``on: message | field | struct``) with a
-message template. Users write their own packs in the same format.
+A rule's check is either a named function of ``linter.engine.checks`` with options (validated against
+the check's options schema), or a declarative JSON Schema condition on a node (``on: message | field |
+struct``) with a message template. Users write their own packs in the same format.
 """
 
 from __future__ import annotations
@@ -10,21 +11,31 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from linter.engine import header_checks, record_checks  # noqa: F401 - they register their checks
-from linter.engine.checks import CHECKS
-from linter.engine.levels import PROFILES, SEVERITIES
-from linter.engine.templates import RuleError, render, template_fields  # noqa: F401 - the rule API
+from linter.engine.cache import default_cache_dir, read_json, write_json
+from linter.engine.checks import ALIASES, CHECKS, CheckDef, lookup, options_problem
+from linter.engine.declarative import compiled, declarative_runner
+from linter.engine.levels import PROFILES, SEVERITIES, STATUSES
+from linter.engine.patterns import LITERAL_KEYWORDS, compile_linear
+from linter.engine.templates import RuleError, render, template_fields
+from linter.model.targets import TARGETS
 from linter.parse.files import read_regular
+
+if TYPE_CHECKING:
+    from linter.engine.config import Config
+
+__all__ = ["NODE_KINDS", "Example", "Rule", "RuleError", "RuleSet", "builtin_compat_rules", "builtin_pack_dir",
+           "in_force", "load_pack", "render", "template_fields", "unsafe_schema"]  # render: fills rules' messages
 
 NODE_KINDS = ("message", "field", "struct")
 _REQUIRED = ("id", "name", "title", "severity", "category", "profiles", "rationale", "check")
-_OPTIONAL = ("hint", "references", "examples", "kafka")
+_OPTIONAL = ("hint", "references", "examples", "kafka", "status", "replaced-by")
+PACK_FORMAT = 2  # what a rule file may hold and how it is checked: a new format invalidates cached packs
 
 
 @dataclass(frozen=True)
@@ -33,6 +44,11 @@ class Example:
 
     kind: str  # "bad" | "good"
     files: dict[str, str | bytes]  # file name -> content; one entry for single-file examples
+
+    @property
+    def texts(self) -> dict[str, str]:
+        """The files as docs show them: bytes (an example that is no UTF-8 text) as "(bytes) <hex>"."""
+        return {name: text if isinstance(text, str) else f"(bytes) {text.hex()}" for name, text in self.files.items()}
 
 
 @dataclass(frozen=True)
@@ -51,33 +67,97 @@ class Rule:
     kafka_messages: tuple[str, ...] = ()
     source: str = ""
     kafka_since: str | None = None  # the first release whose generator enforces it; examples are linted so
+    status: str = "stable"  # one of STATUSES
+    replaced_by: str | None = None  # the rule (id or name) to use instead of a deprecated or removed one
+
+    @property
+    def check_def(self) -> CheckDef | None:
+        """The named check the rule calls, or ``None`` for a declarative or compat check."""
+        function = self.check.get("function")
+        return CHECKS[function] if function is not None else None
 
     @property
     def scope(self) -> str:
         if "compat" in self.check:
             return "compat"  # decided by ``linter.compat`` when two revisions are compared
-        function = self.check.get("function")
-        return CHECKS[function].scope if function else "file"
+        definition = self.check_def
+        return definition.scope if definition is not None else "file"
 
     @cached_property
     def run(self) -> Callable[[Any], Iterable[Any]]:
         """The check as one call on a file or directory context, worked out once per rule (a lint makes
         one call per rule and file): the check function with its options bound, or the declarative
         check with its schema compiled."""
-        function = self.check.get("function")
-        if function is not None:
-            fn, options = CHECKS[function].fn, self.check.get("options") or {}
+        definition = self.check_def
+        if definition is not None:
+            fn, options = definition.fn, self.check.get("options") or {}
             return lambda target: fn(target, options)
-        from linter.engine.declarative import (
-            declarative_runner,  # it imports this module
-        )
-
         return declarative_runner(self.check)
 
     def matches(self, selector: str) -> bool:
         """Selectors: ALL, an id or id prefix (KL3), a name, a category or a profile."""
         return (selector == "ALL" or self.id.startswith(selector) or selector in (self.name, self.category)
                 or selector in self.profiles)
+
+    def named_by(self, selectors: Iterable[str]) -> bool:
+        """Whether one of ``selectors`` is this rule's id or name (not a prefix, category or profile)."""
+        return any(selector in (self.id, self.name) for selector in selectors)
+
+    @property
+    def replacement(self) -> str:
+        """What to use instead, as the end of a sentence: "; use X instead", or "" when nothing replaces it."""
+        return f"; use {self.replaced_by} instead" if self.replaced_by else ""
+
+    @property
+    def status_text(self) -> str:
+        """The status as listings and docs show it: "stable", "preview", "deprecated; use X instead"..."""
+        return self.status + self.replacement
+
+    @property
+    def listed_title(self) -> str:
+        """The title as tables of rules show it: followed by the status unless the rule is stable."""
+        return self.title if self.status == "stable" else f"{self.title} ({self.status_text})"
+
+
+# --- lifecycle -------------------------------------------------------------------------------
+
+_WARNED: set[str] = set()  # deprecated rules already warned about in this process
+
+
+def in_force(chosen: list[Rule], config: Config) -> list[Rule]:
+    """The rules of ``chosen`` (a selection by profile, ``select`` and ``ignore``) that run, by status: a
+    removed rule never, a preview rule only when ``select`` names it (id or name) or ``preview`` is on, a
+    stable or deprecated rule always. ``select`` naming a removed rule is a ``RuleError``; naming a
+    deprecated one warns once (to the ``linter`` log, which prints the line on stderr when unconfigured)."""
+    kept = []
+    for rule in chosen:
+        named = rule.named_by(config.select)
+        if rule.status == "removed":
+            if named:
+                raise RuleError(f"{_where(rule, config)}rule {rule.id} ({rule.name}) was removed{rule.replacement}")
+            continue
+        if rule.status == "preview" and not (named or config.preview):
+            continue
+        if rule.status == "deprecated" and named and rule.id not in _WARNED:
+            _WARNED.add(rule.id)
+            _warn(f"krpc-lint: warning: {_where(rule, config)}rule {rule.id} ({rule.name}) is deprecated"
+                  f"{rule.replacement}")
+        kept.append(rule)
+    return kept
+
+
+def _where(rule: Rule, config: Config) -> str:
+    """The config file, as a message's prefix, when it is what selects the rule."""
+    return f"{config.source}: " if config.source and rule.named_by(config.configured) else ""
+
+
+def _warn(message: str) -> None:
+    import logging  # only when a deprecated rule is named: logging costs a cold start milliseconds
+
+    logging.getLogger("linter").warning(message)
+
+
+# --- packs -----------------------------------------------------------------------------------
 
 
 def builtin_pack_dir() -> Path:
@@ -104,62 +184,40 @@ def _pack_files(location: Path) -> list[str]:
                   for name in names if name.endswith(".yaml") and os.path.isfile(os.path.join(directory, name)))
 
 
-def load_pack(location: Path | str) -> list[Rule]:
-    """Load every rule of a pack (a directory of YAML files, or one file), cached by content."""
+def load_pack(location: Path | str, cache_dir: Path | None = None) -> list[Rule]:
+    """Load every rule of a pack (a directory of YAML files, or one file), cached by content in ``cache_dir``
+    (default: the user's cache directory) once it has been validated."""
     files = _pack_files(Path(location))
-    digest = hashlib.sha256(_CHECKS_KEY)  # a new check library invalidates the cache
+    digest = hashlib.sha256(_checks_key())  # a new check library or rule format invalidates the cache
     for path in files:
         stat = os.stat(path)
         digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
-    return _load_cached(tuple(files), digest.hexdigest())
+    return _load_cached(tuple(files), (cache_dir or default_cache_dir()) / f"rules-{digest.hexdigest()[:32]}.json")
 
 
-_CHECKS_KEY = ",".join(sorted(CHECKS)).encode()
+@lru_cache(maxsize=1)
+def _checks_key() -> bytes:
+    """The checks' names, scopes and options schemas, and the rule format: what a valid pack depends on."""
+    checks = {name: [definition.scope, definition.options_schema] for name, definition in CHECKS.items()}
+    return json.dumps([PACK_FORMAT, checks, ALIASES], sort_keys=True).encode()
 
 
 @lru_cache(maxsize=16)
-def _load_cached(files: tuple[str, ...], key: str) -> list[Rule]:
-    cache = _cache_file(key)
-    raw_rules = _read_cache(cache)
+def _load_cached(files: tuple[str, ...], cache: Path) -> list[Rule]:
+    raw_rules = read_json(cache)
     if raw_rules is None:
         raw_rules = [(path, _read_yaml(Path(path))) for path in files]
         rules = [_rule_from(data, path) for path, data in raw_rules]  # full validation, then cache
-        _write_cache(cache, raw_rules)
+        write_json(cache, raw_rules)
     else:
         rules = [_rule_from(data, path, validated=True) for path, data in raw_rules]
     _check_unique(rules)
     return rules
 
 
-def _cache_file(key: str) -> Path | None:
-    from linter.engine.cache import default_cache_dir
-
-    return default_cache_dir() / f"rules-{key[:32]}.json"
-
-
-def _read_cache(cache: Path | None) -> list | None:
-    if cache is None:
-        return None
-    try:
-        return json.loads(cache.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
-def _write_cache(cache: Path | None, data: list) -> None:
-    if cache is None:
-        return
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data), encoding="utf-8")
-        tmp.replace(cache)
-    except OSError:
-        pass  # a read-only home is fine: we just parse the YAML every time
-
-
 def _read_yaml(path: Path) -> Any:
-    from ruamel.yaml import YAMLError
+    # Only for a pack not cached yet: ruamel costs a cold start.
+    from ruamel.yaml.error import YAMLError
 
     from linter.parse.yamlfile import load_yaml
 
@@ -196,26 +254,43 @@ def _rule_from(data: Any, source: str, validated: bool = False) -> Rule:
         rationale=str(data["rationale"]).strip(),
         hint=str(data.get("hint") or "").strip(),
         references=tuple(str(r) for r in data.get("references") or ()),
-        check=check,
+        check=_canonical(check),
         examples=tuple(_examples(examples, source)),
         kafka_messages=tuple((data.get("kafka") or {}).get("messages") or ()),
         source=source,
         kafka_since=_kafka_since(data.get("kafka"), source),
+        **_lifecycle(data, source),
     )
+
+
+def _canonical(check: dict[str, Any]) -> dict[str, Any]:
+    """The check with a check's former name (``ALIASES``) replaced by its name."""
+    function = check.get("function")
+    return {**check, "function": ALIASES[function]} if function in ALIASES else check
+
+
+def _lifecycle(data: dict[str, Any], source: str) -> dict[str, Any]:
+    """``status`` (default stable) and ``replaced-by`` (a rule id or name, for a deprecated or removed rule)."""
+    status, replaced_by = data.get("status", "stable"), data.get("replaced-by")
+    if status not in STATUSES:
+        raise RuleError(f"{source}: status must be one of {', '.join(STATUSES)}")
+    if replaced_by is not None and (not isinstance(replaced_by, str) or not replaced_by.strip()):
+        raise RuleError(f"{source}: replaced-by must be a rule id or name")
+    if replaced_by is not None and status not in ("deprecated", "removed"):
+        raise RuleError(f"{source}: replaced-by is only for a deprecated or removed rule (status: {status})")
+    return {"status": status, "replaced_by": replaced_by.strip() if replaced_by else None}
 
 
 def _kafka_since(kafka: Any, source: str) -> str | None:
     since = (kafka or {}).get("since") if isinstance(kafka, dict) else None
     if since is None:
         return None
-    from linter.model.targets import TARGETS
-
     if str(since) not in TARGETS:
         raise RuleError(f"{source}: kafka.since must be one of {', '.join(TARGETS)}")
     return str(since)
 
 
-def _examples(examples: dict[str, Any], source: str):
+def _examples(examples: dict[str, Any], source: str) -> Iterator[Example]:
     if not isinstance(examples, dict):
         raise RuleError(f"{source}: examples must map bad/good to lists")
     for kind in ("bad", "good"):
@@ -241,37 +316,53 @@ def _validate_check(check: Any, source: str) -> None:
             raise RuleError(f"{source}: a compat check is {{compat: <change name>}}")
         return
     if "function" in check:
-        if check["function"] not in CHECKS:
-            raise RuleError(f"{source}: unknown check function {check['function']!r} "
-                            f"(available: {', '.join(sorted(CHECKS))})")
-        if not isinstance(check.get("options", {}), dict):
-            raise RuleError(f"{source}: check options must be a mapping")
+        _validate_function(check, source)
         return
     if "schema" not in check or check.get("on") not in NODE_KINDS or "message" not in check:
         raise RuleError(f"{source}: a check is either {{function, options}} or {{on: message|field|struct, "
                         "schema, message}")
+    _validate_schema(check["schema"], source)
+    template_fields(str(check["message"]), source)
+
+
+def _validate_function(check: dict[str, Any], source: str) -> None:
+    """A named check that exists, given options its schema accepts (a misspelt option is an error here,
+    not a rule that silently finds nothing)."""
+    function = check["function"]
+    definition = lookup(function) if isinstance(function, str) else None
+    if definition is None:
+        raise RuleError(f"{source}: unknown check function {function!r} (available: {', '.join(sorted(CHECKS))})")
+    extra = sorted(str(key) for key in check if key not in ("function", "options"))
+    if extra:
+        raise RuleError(f"{source}: a check is {{function, options}}; unknown {', '.join(extra)}")
+    options = check.get("options", {})
+    if not isinstance(options, dict):
+        raise RuleError(f"{source}: check options must be a mapping")
+    problem = options_problem(definition, options)
+    if problem is not None:
+        raise RuleError(f"{source}: {problem}")
+
+
+def _validate_schema(schema: Any, source: str) -> None:
     from jsonschema import Draft202012Validator, SchemaError
 
     try:
-        Draft202012Validator.check_schema(check["schema"])
+        Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
         raise RuleError(f"{source}: invalid schema: {exc.message}") from None
     except RecursionError:
         raise RuleError(f"{source}: invalid schema: nested too deeply") from None
-    problem = unsafe_schema(check["schema"])
+    problem = unsafe_schema(schema)
     if problem is not None:
         raise RuleError(f"{source}: {problem}")
-    template_fields(str(check["message"]), source)
-    _compiles(check["schema"], source)
+    _compiles(schema, source)
 
 
 def _compiles(schema: Any, source: str) -> None:
     """Compile the schema now, as the lint will: what the compiler cannot take (a schema nested past what
     the generated code may nest) is the pack's error, not an internal error on every spec."""
-    from linter.engine.declarative import _compiled  # it imports this module
-
     try:
-        _compiled(json.dumps(schema, sort_keys=True))
+        compiled(json.dumps(schema, sort_keys=True))
     except (SyntaxError, RecursionError, MemoryError) as exc:
         raise RuleError(f"{source}: the schema cannot be compiled ({type(exc).__name__}: nested too deeply?)"
                         ) from None
@@ -283,8 +374,6 @@ def unsafe_schema(schema: Any) -> str | None:
     """Why a pack's schema may not run on untrusted specs, or ``None``: a ``$ref`` or ``$id`` that leaves the
     schema (no network, no file), ``patternProperties`` (facts have fixed names), or a ``pattern`` that a
     linear-time engine (RE2) cannot run, such as a back-reference."""
-    from linter.engine.patterns import LITERAL_KEYWORDS, compile_linear
-
     stack = [schema]
     while stack:
         node = stack.pop()
@@ -335,7 +424,7 @@ class RuleSet:
 
     def of_scope(self, scope: str) -> list[Rule]:
         """The rules that run per file, per directory or on the run itself ("meta"), worked out once."""
-        by_scope = self.__dict__.get("_by_scope")
+        by_scope: dict[str, list[Rule]] | None = self.__dict__.get("_by_scope")
         if by_scope is None:
             by_scope = self.__dict__["_by_scope"] = {}
             for rule in self.rules:

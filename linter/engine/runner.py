@@ -5,30 +5,31 @@ from __future__ import annotations
 import gc
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from linter.engine.cache import ResultCache
 from linter.engine.config import Config
 from linter.engine.context import DirectoryContext, FileContext, Hit
+from linter.engine.finalize import finish, suppress_inline
 from linter.engine.findings import Finding, Report
 from linter.engine.rules import (
     Rule,
     RuleSet,
-    builtin_compat_rules,
     builtin_pack_dir,
+    in_force,
     load_pack,
 )
-from linter.engine.suppress import apply_baseline, parse_suppressions, read_baseline
+from linter.errors import KrpcLintError
 from linter.model.targets import TARGETS, KafkaTarget, target
 from linter.parse.discovery import siblings, walk
 from linter.parse.document import load_document, read_document
+from linter.report.formats import plural
 
 
-class UsageError(ValueError):
+class UsageError(KrpcLintError, ValueError):
     """Bad input to the linter itself (a path that does not exist, an unknown selector).
 
     Problems in the specs are findings, never exceptions; this is what the CLI exits 2 for.
@@ -65,7 +66,7 @@ def all_rules(config: Config | None = None) -> list[Rule]:
     return sorted(rules, key=lambda r: rule_order(r.id))
 
 
-def rule_order(rule_id: str) -> tuple:
+def rule_order(rule_id: str) -> tuple[str, int, str]:
     """KL005 < KL101 < KL1001: ids compare by their prefix, then by their number."""
     prefix = rule_id.rstrip("0123456789")
     number = rule_id[len(prefix):]
@@ -81,7 +82,7 @@ def select_rules(config: Config) -> RuleSet:
             raise UsageError(f"{where}unknown rule selector {selector!r} (a rule id such as KL301, an id prefix, "
                              "a rule name, a category or a profile)")
     chosen = [r for r in rules if config.profile in r.profiles or any(r.matches(s) for s in config.select)]
-    chosen = [r for r in chosen if not any(r.matches(s) for s in config.ignore)]
+    chosen = in_force([r for r in chosen if not any(r.matches(s) for s in config.ignore)], config)
     severity = {}
     for rule in chosen:
         for key, level in config.severity.items():
@@ -109,7 +110,7 @@ class Collected:
     siblings: list[Path] = field(default_factory=list)  # context for files named alone, not linted themselves
 
 
-def collect_files(paths: Sequence[str | os.PathLike], config: Config) -> Collected:
+def collect_files(paths: Sequence[str | os.PathLike[str]], config: Config) -> Collected:
     """Spec files to lint: files as given, directories by ``linter.parse.discovery``.
 
     A directory that holds no spec at all is a ``UsageError`` (nothing would be checked) unless
@@ -125,8 +126,6 @@ def collect_files(paths: Sequence[str | os.PathLike], config: Config) -> Collect
             complete.update(Path(directory).resolve() for directory in found.dirs)
             skipped += len(found.skipped)
             if not found.specs and not config.allow_empty:
-                from linter.report.formats import plural
-
                 raise UsageError(f"{raw}: no spec files here ({plural(len(found.skipped), 'other JSON file')} "
                                  "skipped); give the spec directory, or --allow-empty to accept none")
         elif os.path.lexists(path):
@@ -138,7 +137,7 @@ def collect_files(paths: Sequence[str | os.PathLike], config: Config) -> Collect
     return Collected(unique, complete, skipped, context)
 
 
-def _siblings(paths: Sequence[str | os.PathLike], files: list[Path], complete: set[Path]) -> list[Path]:
+def _siblings(paths: Sequence[str | os.PathLike[str]], files: list[Path], complete: set[Path]) -> list[Path]:
     """The other specs of each directory whose files were named one by one (as pre-commit passes them):
     the cross-file rules that compare files (a request bumped without its response, a duplicate apiKey)
     need them. Absence is still claimed only for directories given whole: a file named alone never
@@ -168,7 +167,7 @@ def display_paths(files: Sequence[Path]) -> list[str]:
     return [os.path.normpath(file) for file in files]
 
 
-def lint(paths: Sequence[str | os.PathLike] | str, config: Config | None = None) -> Report:
+def lint(paths: Sequence[str | os.PathLike[str]] | str, config: Config | None = None) -> Report:
     """Lint spec files and directories; every problem becomes a finding, nothing raises for bad specs.
 
     Directories are walked for ``*.json``; a directory given whole also gets the cross-file
@@ -189,7 +188,7 @@ def lint(paths: Sequence[str | os.PathLike] | str, config: Config | None = None)
         return lint_with_contexts(paths, config)[0]
 
 
-def lint_with_contexts(paths: Sequence[str | os.PathLike] | str,
+def lint_with_contexts(paths: Sequence[str | os.PathLike[str]] | str,
                        config: Config | None = None) -> tuple[Report, list[FileContext]]:
     """``lint``, also returning the parsed files, for callers that go on to use the model (the codec)."""
     config = config or Config()
@@ -208,7 +207,7 @@ def lint_with_contexts(paths: Sequence[str | os.PathLike] | str,
 
 
 @contextmanager
-def _gc_paused():
+def _gc_paused() -> Iterator[None]:
     """The model is acyclic and short-lived; cyclic GC passes over it only cost time (~20%)."""
     was_enabled = gc.isenabled()
     gc.disable()
@@ -255,17 +254,13 @@ def lint_contexts(contexts: list[FileContext], ruleset: RuleSet, config: Config,
         cache.save()
     meta_rules = ruleset.of_scope("meta")
     report = Report(files=sum(not ctx.sibling for ctx in contexts))
+    findings: list[Finding] = []
     for ctx in contexts:
-        kept = suppress_inline(ctx, by_file[ctx.path], report)
-        if not ctx.sibling:
+        findings += suppress_inline(ctx, by_file[ctx.path], report)
+        if not ctx.sibling:  # the meta rules read what the suppressions covered
             for rule in meta_rules:
-                kept.extend(_findings(ctx, rule, _run(rule, ctx), ruleset))
-        report.findings.extend(kept)
-    report.findings = apply_path_overrides(report.findings, config, ruleset)
-    if config.baseline:
-        report.findings, report.baselined = apply_baseline(report.findings, read_baseline(config.baseline))
-    report.findings.sort()
-    return report
+                findings += _findings(ctx, rule, _run(rule, ctx), ruleset)
+    return finish(report, findings, config)
 
 
 def _file_findings(ctx: FileContext, ruleset: RuleSet, cache: ResultCache | None) -> list[Finding]:
@@ -301,7 +296,7 @@ def _broken_by_named(directory: DirectoryContext, ruleset: RuleSet, cache: Resul
 
 def _directory_findings(directory: DirectoryContext, ruleset: RuleSet, cache: ResultCache | None) -> list[Finding]:
     """Findings of the cross-file rules, from the cache when no file of the directory changed."""
-    key = None
+    key = ""
     if cache is not None:
         key = cache.directory_key([(c.path, c.document.digest) for c in directory.files], directory.complete)
         cached = cache.dir_findings(key)
@@ -319,7 +314,7 @@ def _directory_findings(directory: DirectoryContext, ruleset: RuleSet, cache: Re
     return found
 
 
-def _run(rule: Rule, target) -> list[Hit]:
+def _run(rule: Rule, target: FileContext | DirectoryContext) -> list[Hit]:
     """Run one rule's check; a crash inside a check becomes a hit naming the rule, never a traceback."""
     try:
         return list(rule.run(target))
@@ -357,54 +352,3 @@ def _findings(ctx: FileContext, rule: Rule, hits: Iterable[Hit], ruleset: RuleSe
         out.append(Finding(ctx.path, line, col, rule.id, rule.name, ruleset.severity_of(rule), rule.category,
                            hit.message, rule.hint))
     return out
-
-
-@lru_cache(maxsize=1)
-def compat_rule_keys() -> frozenset[str]:
-    """Ids and names of the built-in compat rules (``check: {compat: ...}``)."""
-    return frozenset(key for rule in builtin_compat_rules() for key in (rule.id, rule.name))
-
-
-def suppress_inline(ctx: FileContext, findings: list[Finding], report: Report) -> list[Finding]:
-    document = ctx.document
-    suppressions = parse_suppressions(document.text, document.line_col) if document.text else []
-    ctx.suppressions = suppressions  # read by the meta rules
-    ctx.compat_rules = compat_rule_keys()  # a suppression of a compat rule is for krpc-lint compat, not unused
-    if not suppressions:
-        return list(findings)
-    kept = []
-    for finding in findings:
-        matched = [s for s in suppressions if s.covers(finding, {})]
-        for item in matched:
-            item.used = True
-        if matched:
-            report.suppressed += 1
-        else:
-            kept.append(finding)
-    return kept
-
-
-def apply_path_overrides(findings: list[Finding], config: Config, ruleset: RuleSet) -> list[Finding]:
-    if not config.per_path:
-        return findings
-    out = []
-    for finding in findings:
-        keep, severity = True, finding.severity
-        for override in config.per_path:
-            if not override.applies(finding.path):
-                continue
-            if any(s in (finding.rule, finding.name, finding.category, "ALL") or finding.rule.startswith(s)
-                   for s in override.ignore):
-                keep = False
-            for key, level in override.severity.items():
-                if key in (finding.rule, finding.name, finding.category) or finding.rule.startswith(key):
-                    severity = level
-        if keep:
-            out.append(finding if severity == finding.severity else _with_severity(finding, severity))
-    return out
-
-
-def _with_severity(finding: Finding, severity: str) -> Finding:
-    from dataclasses import replace
-
-    return replace(finding, severity=severity)

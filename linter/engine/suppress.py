@@ -10,10 +10,12 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from linter.engine.findings import Finding
+from linter.errors import KrpcLintError
 from linter.parse.files import InputError, read_regular
 from linter.parse.jsonc import tokens
 
@@ -38,7 +40,7 @@ class Suppression:
         return finding.rule in self.rules or finding.name in self.rules or "ALL" in self.rules
 
 
-def parse_suppressions(text: str, line_col) -> list[Suppression]:
+def parse_suppressions(text: str, line_col: Callable[[int], tuple[int, int]]) -> list[Suppression]:
     """Every suppression comment of a spec text (only comments count, never strings)."""
     if "krpc-lint:" not in text:
         return []
@@ -72,11 +74,14 @@ def write_baseline(findings: list[Finding], file: str) -> None:
     Path(file).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
-class BaselineError(ValueError):
+Baseline = Counter[tuple[str, str, str]]  # (path, rule, message) -> how many findings it absorbs
+
+
+class BaselineError(KrpcLintError, ValueError):
     """The baseline file is missing or malformed."""
 
 
-def read_baseline(file: str) -> Counter:
+def read_baseline(file: str) -> Baseline:
     try:
         data = json.loads(read_regular(file).decode("utf-8"))
         entries = data["findings"]
@@ -87,7 +92,7 @@ def read_baseline(file: str) -> Counter:
         raise BaselineError(f"{file}: not a krpc-lint baseline ({exc})") from None
 
 
-def apply_baseline(findings: list[Finding], baseline: Counter) -> tuple[list[Finding], int]:
+def apply_baseline(findings: list[Finding], baseline: Baseline) -> tuple[list[Finding], int]:
     """Drop findings the baseline knows (each entry absorbs one finding)."""
     remaining = Counter(baseline)
     kept, dropped = [], 0

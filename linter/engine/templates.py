@@ -7,8 +7,10 @@ from __future__ import annotations
 import string
 from typing import Any
 
+from linter.errors import KrpcLintError
 
-class RuleError(ValueError):
+
+class RuleError(KrpcLintError, ValueError):
     """A rule file that cannot be loaded; the message names the file and the problem."""
 
 

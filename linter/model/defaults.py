@@ -11,8 +11,10 @@ from __future__ import annotations
 import base64
 import re
 
-from linter.model.types import INTEGERS, FieldType
+from linter.errors import KrpcLintError
+from linter.model.types import FieldType
 from linter.model.versions import java_trim, shown
+from linter.model.wire import INTEGERS
 
 _JAVA_DIGITS = {10: re.compile(r"[+-]?[0-9]+"), 16: re.compile(r"[+-]?[0-9a-fA-F]+")}
 _DEC = r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
@@ -21,7 +23,7 @@ _JAVA_DOUBLE = re.compile(rf"[+-]?(?:NaN|Infinity|(?:{_DEC}|{_HEX})[fFdD]?)")
 _URL_BASE64 = re.compile(r"[A-Za-z0-9_-]*={0,2}")
 
 
-class DefaultError(ValueError):
+class DefaultError(KrpcLintError, ValueError):
     """A default Kafka's generator rejects; ``check`` is default-value or default-empty."""
 
     def __init__(self, message: str, check: str = "default-value") -> None:

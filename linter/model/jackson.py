@@ -11,12 +11,14 @@ import math
 import re
 from typing import Any
 
+from linter.errors import KrpcLintError
+
 _JAVA_INT = re.compile(r"[+-]?[0-9]+")
 _TRUE = ("true", "True", "TRUE")
 _FALSE = ("false", "False", "FALSE")
 
 
-class BindError(ValueError):
+class BindError(KrpcLintError, ValueError):
     """``check`` is value-kind, enum-value or number-range."""
 
     def __init__(self, check: str, message: str) -> None:
@@ -79,10 +81,11 @@ def as_int(value: Any, what: str, bits: int) -> int | None:
         return None
     if isinstance(value, bool):
         raise BindError("value-kind", f"{what} must be a number, found a boolean")
+    number: int
     if isinstance(value, float):
         if not math.isfinite(value):
             raise BindError("value-kind", f"{what} must be a finite number")
-        value = int(value)
+        number = int(value)
     elif isinstance(value, str):
         text = value.strip()
         if text == "":
@@ -91,14 +94,16 @@ def as_int(value: Any, what: str, bits: int) -> int | None:
             raise BindError("value-kind", f'{what} must be a number; "{value}" is not an integer')
         if len(text.lstrip("+-").lstrip("0")) > 20:  # beyond any Java int, and int() refuses thousands of digits
             raise BindError("number-range", f"{what} has {len(text)} digits: out of range of a Java int")
-        value = int(text)
-    elif not isinstance(value, int):
+        number = int(text)
+    elif isinstance(value, int):
+        number = value
+    else:
         raise BindError("value-kind", f"{what} must be a number, found {kind_of(value)}")
     low, high = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
-    if not low <= value <= high:
+    if not low <= number <= high:
         java = "short" if bits == 16 else "int"
-        raise BindError("number-range", f"{what} {value} is out of range of a Java {java} ({low} to {high})")
-    return value
+        raise BindError("number-range", f"{what} {number} is out of range of a Java {java} ({low} to {high})")
+    return number
 
 
 def as_enum(value: Any, what: str, allowed: tuple[str, ...]) -> str | None:

@@ -10,12 +10,14 @@ defined twice, missing, re-specified, reachable or unused.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 from linter.model.spec import FieldSpec, MessageSpec, StructSpec
-from linter.model.versions import Versions
+from linter.model.versions import Versions, java_trim
+from linter.parse.jsonc import JsonPath
 
 if TYPE_CHECKING:
     import networkx
@@ -31,7 +33,7 @@ class StructDef:
     kind: str  # "common" | "inline"
     versions: Versions | None
     fields: tuple[FieldSpec, ...]
-    path: tuple
+    path: JsonPath
 
 
 class StructRegistry:
@@ -39,7 +41,7 @@ class StructRegistry:
 
     def __init__(self, message: MessageSpec) -> None:
         self.message = message
-        self.edges: list[tuple[str, str, tuple]] = []  # (from struct, to struct, field path)
+        self.edges: list[tuple[str, str, JsonPath]] = []  # (from struct, to struct, field path)
         self.defs: dict[str, StructDef] = {}
         self.duplicate_commons: list[StructSpec] = []
         self.lowercase_commons: list[StructSpec] = []
@@ -93,13 +95,13 @@ class StructRegistry:
         return self.defs.get(name)
 
     @cached_property
-    def graph(self) -> networkx.DiGraph:
+    def graph(self) -> networkx.DiGraph[str]:
         """The reference graph: the message root and one node per struct, an edge per referring field.
 
         Built on first use: most messages never need more than the registration above."""
         import networkx as nx
 
-        graph = nx.DiGraph()
+        graph: nx.DiGraph[str] = nx.DiGraph()
         graph.add_node(ROOT)
         for name, definition in self.defs.items():
             graph.add_node(name, kind=definition.kind)
@@ -125,9 +127,7 @@ class StructRegistry:
     def _named_by_unparsed_types(self) -> set[str]:
         """Struct names written in types that failed to parse (another rule reports those):
         the author meant to use the struct, so it is not unused."""
-        from linter.model.versions import java_trim
-
-        def names(fields: tuple[FieldSpec, ...]):
+        def names(fields: tuple[FieldSpec, ...]) -> Iterator[str]:
             for spec in fields:
                 if spec.type is None and spec.type_text is not None:
                     yield java_trim(spec.type_text).removeprefix("[]")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -26,7 +26,7 @@ from linter.model.versions import (
     parse_short,
     shown,
 )
-from linter.parse.jsonc import Path
+from linter.parse.jsonc import JsonPath
 
 _parse_versions = lru_cache(maxsize=4096)(Versions.parse)  # specs repeat "0+" thousands of times
 _parse_type = lru_cache(maxsize=4096)(FieldType.parse)
@@ -49,7 +49,7 @@ class Issue:
     """A problem found while building the model, for the check named ``check``."""
 
     check: str
-    path: Path
+    path: JsonPath
     message: str
     at_key: bool = False
 
@@ -82,11 +82,13 @@ class HeaderVersions:
     ranges: tuple[HeaderRange, ...]
     _starts: tuple[int, ...] = field(default=(), compare=False, repr=False)
     _sorted: tuple[HeaderRange, ...] = field(default=(), compare=False, repr=False)
+    _spans: tuple[tuple[Versions, int | None], ...] = field(default=(), compare=False, repr=False)  # of _sorted
 
     def __post_init__(self) -> None:
-        parsed = sorted((r for r in self.ranges if r.versions is not None), key=lambda r: r.versions.lowest)
-        object.__setattr__(self, "_sorted", tuple(parsed))
-        object.__setattr__(self, "_starts", tuple(r.versions.lowest for r in parsed))
+        parsed = sorted(((r.versions, r) for r in self.ranges if r.versions is not None), key=lambda pair: pair[0].lowest)
+        object.__setattr__(self, "_sorted", tuple(r for _, r in parsed))
+        object.__setattr__(self, "_spans", tuple((versions, r.header) for versions, r in parsed))
+        object.__setattr__(self, "_starts", tuple(versions.lowest for versions, _ in parsed))
 
     @property
     def ordered(self) -> tuple[HeaderRange, ...]:
@@ -97,14 +99,16 @@ class HeaderVersions:
         """The header version of ``version``: a binary search over a valid map (a frame pays log n however
         long it is); a map with gaps or overlaps (an error, KL213) is scanned in version order."""
         index = bisect_right(self._starts, version) - 1
-        if index >= 0 and self._sorted[index].versions.contains(version):
-            return self._sorted[index].header
-        return next((r.header for r in self._sorted if r.versions.contains(version)), None)
+        if index >= 0:
+            versions, header = self._spans[index]
+            if versions.contains(version):
+                return header
+        return next((header for versions, header in self._spans if versions.contains(version)), None)
 
 
 @dataclass(frozen=True, slots=True)
 class FieldSpec:
-    path: Path
+    path: JsonPath
     name: str | None
     type_text: str | None
     type: FieldType | None
@@ -129,7 +133,7 @@ class FieldSpec:
     def tagged(self) -> bool:
         return self.tag is not None and self.tagged_versions is not None and not self.tagged_versions.empty
 
-    def child(self, *keys: str | int) -> Path:
+    def child(self, *keys: str | int) -> JsonPath:
         return (*self.path, *keys)
 
 
@@ -137,12 +141,12 @@ class FieldSpec:
 class StructSpec:
     """A named list of fields: the message body, a common struct, or an inline struct."""
 
-    path: Path
+    path: JsonPath
     name: str | None
     versions: Versions | None
     fields: tuple[FieldSpec, ...]
     kind: str  # "message" | "common" | "inline"
-    fields_path: Path = ()
+    fields_path: JsonPath = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,10 +217,10 @@ class _Builder:
     def __init__(self) -> None:
         self.issues: list[Issue] = []
 
-    def issue(self, check: str, path: Path, message: str, at_key: bool = False) -> None:
+    def issue(self, check: str, path: JsonPath, message: str, at_key: bool = False) -> None:
         self.issues.append(Issue(check, path, message, at_key))
 
-    def bound(self, fn, raw: dict[str, Any], key: str, *args: Any) -> Any:
+    def bound(self, fn: Callable[..., Any], raw: dict[str, Any], key: str, *args: Any) -> Any:
         """Bind one property; a bind problem is the schema's to report, so it just reads as absent."""
         value = raw.get(key)
         if value is None:
@@ -228,7 +232,7 @@ class _Builder:
         except BindError:
             return None if fn is not as_bool else False
 
-    def versions(self, raw: dict[str, Any], key: str, path: Path, default: Versions | None) -> VersionsProp:
+    def versions(self, raw: dict[str, Any], key: str, path: JsonPath, default: Versions | None) -> VersionsProp:
         if key not in raw:
             return _ABSENT[default]
         text = self.text(raw, key)
@@ -238,7 +242,7 @@ class _Builder:
             self.issue("version-syntax", (*path, key), f'invalid {key} "{shown(text or "")}": {exc}')
             return VersionsProp(text, None)
 
-    def field(self, raw: Any, path: Path) -> FieldSpec | None:
+    def field(self, raw: Any, path: JsonPath) -> FieldSpec | None:
         if not isinstance(raw, dict):
             return None  # the schema reports a field that is not an object
         text = self.text  # the common case of each property inline: a lint binds thousands of fields
@@ -296,20 +300,20 @@ class _Builder:
         return tuple(flag if type(flag) is bool else self.bound(as_bool, raw, key)  # type: ignore[return-value]
                      for flag, key in zip(given, ("mapKey", "ignorable", "zeroCopy")))
 
-    def fields(self, items: list[Any], path: Path, bare: bool = False) -> tuple[FieldSpec, ...]:
+    def fields(self, items: list[Any], path: JsonPath, bare: bool = False) -> tuple[FieldSpec, ...]:
         if bare:  # a single object given where a list was expected: Jackson wraps it
             built = self.field(items[0], path) if items else None
             return (built,) if built is not None else ()
-        built = (self.field(item, (*path, index)) for index, item in enumerate(items))
-        return tuple(spec for spec in built if spec is not None)
+        each = (self.field(item, (*path, index)) for index, item in enumerate(items))
+        return tuple(spec for spec in each if spec is not None)
 
-    def struct_fields(self, raw: dict[str, Any], path: Path) -> tuple[FieldSpec, ...]:
+    def struct_fields(self, raw: dict[str, Any], path: JsonPath) -> tuple[FieldSpec, ...]:
         value = raw.get("fields")
         if isinstance(value, (str, int, float, bool)):
             return ()
         return self.fields(as_list(value), (*path, "fields"), bare=isinstance(value, dict))
 
-    def common_struct(self, raw: Any, path: Path) -> StructSpec | None:
+    def common_struct(self, raw: Any, path: JsonPath) -> StructSpec | None:
         if not isinstance(raw, dict):
             return None
         return StructSpec(
@@ -322,11 +326,12 @@ class _Builder:
         )
 
     def message(self, raw: dict[str, Any], file: str) -> MessageSpec:
-        root: Path = ()
+        root: JsonPath = ()
         valid = self.versions(raw, "validVersions", root, None)
         commons_raw = raw.get("commonStructs")
         commons_list = [] if isinstance(commons_raw, (str, int, float, bool)) else as_list(commons_raw)
-        commons_path: Path = ("commonStructs",)
+        commons_path: JsonPath = ("commonStructs",)
+        commons: tuple[StructSpec | None, ...]
         if isinstance(commons_raw, dict):
             commons = (self.common_struct(commons_raw, commons_path),)
         else:
@@ -368,7 +373,7 @@ class _Builder:
             ranges.append(HeaderRange(key, versions, self.header_number(value, path)))
         return HeaderVersions(tuple(ranges))
 
-    def header_number(self, value: Any, path: Path) -> int | None:
+    def header_number(self, value: Any, path: JsonPath) -> int | None:
         text = value if isinstance(value, str) else None
         if isinstance(value, int) and not isinstance(value, bool):
             text = str(value)

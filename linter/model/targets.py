@@ -63,11 +63,9 @@ def _release(name: str, *, types: tuple[str, ...] = _ALL_TYPES, listeners: tuple
     return KafkaTarget(name, types, listeners, header_versions, removed_apis)
 
 
-_CLASSIC = {"types": _CLASSIC_TYPES, "listeners": _ALL_LISTENERS, "removed_apis": False}
-
 TARGETS: dict[str, KafkaTarget] = {
     "any": _release("any", listeners=_ALL_LISTENERS, header_versions="optional"),
-    **{name: _release(name, **_CLASSIC) for name in
+    **{name: _release(name, types=_CLASSIC_TYPES, listeners=_ALL_LISTENERS, removed_apis=False) for name in
        ("2.8", "3.0", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "3.7", "3.8", "3.9")},
     "4.0": _release("4.0", types=_CLASSIC_TYPES),
     "4.1": _release("4.1"),

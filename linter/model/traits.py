@@ -2,7 +2,8 @@
 
 The compat layout (``linter.compat.layout``) and the codec compiler (``linter.codec.compiler``)
 both ask this; keeping the answer in one place keeps their bytes and their verdicts in step
-(they once differed on field-level ``flexibleVersions``).
+(they once differed on field-level ``flexibleVersions``). How each type then travels is the other
+half, in ``linter.model.wire``.
 """
 
 from __future__ import annotations
@@ -14,10 +15,6 @@ from dataclasses import dataclass
 from linter.model.spec import FieldSpec, MessageSpec
 from linter.model.types import FieldType
 from linter.model.versions import Versions
-
-# Types whose length prefix a field-level flexibleVersions may switch (Kafka allows the override
-# on string and bytes fields only; records travel as bytes).
-_OVERRIDABLE = ("string", "bytes", "records")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,18 +47,13 @@ def field_at(spec: FieldSpec, version: int, flexible: bool) -> FieldAt:
     )
 
 
-def leaf_wire(type_name: str, compact: bool) -> str:
-    """How a primitive travels: ``int32``, ``uuid``, or a length-prefixed kind with its length encoding
-    (``string/compact``, ``bytes/classic``). Records travel exactly as bytes."""
-    if type_name == "records":
-        type_name = "bytes"
-    if type_name in ("string", "bytes"):
-        return f"{type_name}/{'compact' if compact else 'classic'}"
-    return type_name
-
-
 def _overridable(field_type: FieldType | None) -> bool:
-    return field_type is not None and not field_type.is_array and field_type.name in _OVERRIDABLE
+    """Whether a field-level flexibleVersions switches the field's length prefix: Kafka allows the
+    override on the length-prefixed types (string and bytes; records travel as bytes), not on arrays."""
+    if field_type is None or field_type.is_array:
+        return False
+    primitive = field_type.primitive
+    return primitive is not None and primitive.length_prefixed
 
 
 # --- where the answers change -----------------------------------------------------------------------

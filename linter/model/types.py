@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from linter.errors import KrpcLintError
 from linter.model.versions import java_trim, shown
-
-PRIMITIVES = ("bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64", "string", "bytes", "records", "uuid")
-INTEGERS = {"int8": (-(2**7), 2**7 - 1), "int16": (-(2**15), 2**15 - 1), "uint16": (0, 2**16 - 1),
-            "int32": (-(2**31), 2**31 - 1), "uint32": (0, 2**32 - 1), "int64": (-(2**63), 2**63 - 1)}
-NULLABLE_KINDS = ("string", "bytes", "records")
+from linter.model.wire import PRIMITIVES, WIRE, Primitive
 
 
-class TypeSyntaxError(ValueError):
+class TypeSyntaxError(KrpcLintError, ValueError):
     """A type string Kafka's generator rejects; ``array_of_arrays`` tells the two rules apart."""
 
     def __init__(self, message: str, array_of_arrays: bool = False) -> None:
@@ -76,9 +73,18 @@ class FieldType:
         return not self.is_array and self.name == "records"
 
     @property
+    def primitive(self) -> Primitive | None:
+        """The wire traits of the type, or of an array's element (``linter.model.wire``); ``None`` for a struct."""
+        return WIRE.get(self.name)
+
+    @property
     def can_be_nullable(self) -> bool:
-        """Strings, bytes, records, arrays and (KIP-893) structs may be null."""
-        return self.is_array or self.name in NULLABLE_KINDS or self.is_struct
+        """Strings, bytes, records (the length-prefixed types), arrays and (KIP-893) structs may be null."""
+        primitive = WIRE.get(self.name)
+        return self.is_array or primitive is None or primitive.length_prefixed
 
     def __str__(self) -> str:
         return ("[]" if self.is_array else "") + self.name
+
+
+__all__ = ["PRIMITIVES", "FieldType", "TypeSyntaxError"]

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+
+from linter.errors import KrpcLintError
 
 SHORT_MAX = 32767
 _JAVA_INT = re.compile(r"[+-]?[0-9]+")
 
 
-class VersionsError(ValueError):
+class VersionsError(KrpcLintError, ValueError):
     """A version string Kafka's generator would reject; the message says why."""
 
 
@@ -97,7 +100,7 @@ class Versions:
             return Versions(self.lowest, other.lowest - 1)
         return None
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         return iter(range(self.lowest, self.highest + 1))
 
     def __str__(self) -> str:

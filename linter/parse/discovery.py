@@ -10,6 +10,7 @@ virtual-env and build directories are never entered, and links are not followed.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -106,7 +107,9 @@ def json_files(top: str, onerror: Callable[[OSError], None] | None = None
             if onerror is not None:
                 onerror(exc)
             continue
-        subdirs, names, others = [], [], []
+        subdirs: list[str] = []
+        names: list[str] = []
+        others: list[str] = []
         for entry in entries:
             if _is_dir(entry):
                 if not skipped_dir(entry.name):
@@ -150,7 +153,7 @@ def _regular_json(directory: str, names: list[str]) -> list[str]:
 
 def _specs(paths: list[str], include: Callable[[str], bool] = lambda path: False) -> list[str]:
     """The specs among JSON files on disk: ``include``d, else by location, else by their first bytes."""
-    return [path for path in paths if include(path) or is_spec(path, lambda path=path: _head(path))]
+    return [path for path in paths if include(path) or is_spec(path, functools.partial(_head, path))]
 
 
 def _head(path: str) -> bytes:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from pathlib import Path as FsPath
+from pathlib import Path
 from typing import Any
 
 from linter.parse.files import InputError, read_regular
 from linter.parse.jsonc import (
+    JsonPath,
     JsonSyntaxError,
     LineIndex,
-    Path,
     PositionalParser,
     Positions,
     fast_load,
@@ -98,15 +98,15 @@ class SpecDocument:
             self._lines = LineIndex(self.text)
         return self._lines.line_col(offset)
 
-    def offset_of(self, path: Path, *, key: bool = False) -> int:
+    def offset_of(self, path: JsonPath, *, key: bool = False) -> int:
         """Offset of the value (or key) at ``path``, falling back to the closest ancestor."""
         return self.positions.offset_of(tuple(path), key=key)
 
-    def locate(self, path: Path, *, key: bool = False) -> tuple[int, int]:
+    def locate(self, path: JsonPath, *, key: bool = False) -> tuple[int, int]:
         return self.line_col(self.offset_of(path, key=key))
 
     @property
-    def duplicates(self) -> list[tuple[Path, int, int]]:
+    def duplicates(self) -> list[tuple[JsonPath, int, int]]:
         state = self._state()
         if state.value is None or state.clean:
             return []
@@ -152,7 +152,7 @@ def _parse(data: bytes) -> _Parsed:
     return _Parsed(text, value, positions=parser.positions)
 
 
-def load_document(file: FsPath | str, display: str | None = None) -> SpecDocument:
+def load_document(file: Path | str, display: str | None = None) -> SpecDocument:
     """Read a spec file from disk; I/O errors become a problem, not an exception."""
     name = display if display is not None else str(file)
     try:

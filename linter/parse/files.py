@@ -15,13 +15,15 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import BinaryIO
 
+from linter.errors import KrpcLintError
+
 MAX_INPUT_BYTES = 64 * 1024 * 1024  # configs, baselines, rule packs, codec inputs: far above any real one
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
           (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
 
 
-class InputError(OSError):
+class InputError(KrpcLintError, OSError):
     """A path that cannot be read as a regular file; the message names it and says why."""
 
 
@@ -30,7 +32,7 @@ def kind_of(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "a special file")
 
 
-class OutputOverInput(ValueError):
+class OutputOverInput(KrpcLintError, ValueError):
     """The output path is an input of the run, contains one, or lies where the run reads."""
 
 

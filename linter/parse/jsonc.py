@@ -20,9 +20,11 @@ import json
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NoReturn
 
-Path = tuple[str | int, ...]
+from linter.errors import KrpcLintError
+
+JsonPath = tuple[str | int, ...]  # keys and indexes from the root to a value
 
 # Jackson ends a // comment at CR or LF and rejects control characters (but tab) in comments.
 _CTRL = "\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f"
@@ -54,7 +56,9 @@ def tokens(text: str) -> Iterator[tuple[str, int, int]]:
             return
         start = special.start()
         if text[start] == '"':
-            end = _STRING_BODY.match(text, start + 1).end()
+            body = _STRING_BODY.match(text, start + 1)
+            assert body is not None  # a possessive loop matches, if only the empty string
+            end = body.end()
             if end < size and text[end] == '"':
                 yield "string", start, end + 1
                 pos = end + 1
@@ -76,11 +80,11 @@ def tokens(text: str) -> Iterator[tuple[str, int, int]]:
             pos = start + 1
 
 
-def _strip_comments(text: str) -> str | None:
+def strip_comments(text: str) -> str | None:
     """The text with each comment blanked to a space; ``None`` when a string or comment is left open (the
     positional parser then explains it). Strings cannot span lines in valid JSON, so without block
     comments only the lines holding a '/' are scanned; the usual one, a comment owning the rest of its
-    line, is cut without a scan."""
+    line, is cut without a scan. (Public: the benches' floor, ``json.loads`` of the blanked text, uses it too.)"""
     if "/" not in text:
         return text
     if "/*" in text:
@@ -121,7 +125,7 @@ def _blank_comments(text: str) -> str | None:
     return "".join(out)
 
 
-class JsonSyntaxError(Exception):
+class JsonSyntaxError(KrpcLintError):
     """A syntax error at a character offset; ``kind`` picks the rule that reports it."""
 
     def __init__(self, offset: int, message: str, kind: str = "syntax") -> None:
@@ -157,7 +161,7 @@ def fast_load(text: str) -> Any | None:
     """
     if _needs_careful_read(text):
         return None
-    stripped = _strip_comments(text)
+    stripped = strip_comments(text)
     if stripped is None:
         return None
     try:
@@ -196,6 +200,12 @@ _LITERALS = {"true": True, "false": False, "null": None}
 MAX_DEPTH = 200  # values nested deeper are a syntax finding, on both paths
 
 
+def _end(match: re.Match[str] | None) -> int:
+    """Where a pattern that always matches (a possessive loop, if only over nothing) stopped."""
+    assert match is not None
+    return match.end()
+
+
 def _describe(ch: str) -> str:
     if not ch:
         return "end of input"
@@ -214,7 +224,7 @@ class Positions:
     def __init__(self) -> None:
         self._child: dict[tuple[int, str | int], int] = {}  # (parent node, key or index) -> node; last one wins
         self._parent: list[int] = [-1]
-        self._name: list[str | int | None] = [None]
+        self._name: list[str | int] = [""]  # the root has no name; path() never reads it
         self._value_at: list[int] = [-1]  # -1: not reached (a syntax error came first)
         self._key_at: list[int] = [-1]  # -1: an array element, or the root
         self._duplicates: list[tuple[int, int, int]] = []  # node, its key's offset, the first key's offset
@@ -236,18 +246,18 @@ class Positions:
         self._duplicates.append((node, key_offset, first_offset))
 
     @property
-    def duplicates(self) -> list[tuple[Path, int, int]]:
+    def duplicates(self) -> list[tuple[JsonPath, int, int]]:
         """(path, offset, offset of the first key of that name) of each repeated key."""
         return [(self.path(node), offset, first) for node, offset, first in self._duplicates]
 
-    def path(self, node: int) -> Path:
+    def path(self, node: int) -> JsonPath:
         names = []
         while node > self.ROOT:
             names.append(self._name[node])
             node = self._parent[node]
         return tuple(reversed(names))
 
-    def offset_of(self, path: Path, *, key: bool = False) -> int:
+    def offset_of(self, path: JsonPath, *, key: bool = False) -> int:
         """Offset of the value (or key) at ``path``; else its key (or value), else the closest ancestor's
         value (or key); else 0. One walk down the tree."""
         nodes = [self.ROOT]
@@ -296,23 +306,25 @@ class PositionalParser:
     def _skip(self) -> None:
         """Past whitespace and comments; linear: each comment's end is found with str.find."""
         text, size = self.text, len(self.text)
-        pos = _WHITESPACE.match(text, self.pos).end()
+        blank = _WHITESPACE.match(text, self.pos)  # inline, not _end(): this runs once per token
+        assert blank is not None
+        pos = blank.end()
         while pos < size and text[pos] == "/":
             if text.startswith("//", pos):
-                end = _LINE_COMMENT.match(text, pos).end()
+                end = _end(_LINE_COMMENT.match(text, pos))
                 if end < size and text[end] not in "\r\n":
                     raise JsonSyntaxError(end, "control character in a comment")
             elif text.startswith("/*", pos):
                 close = text.find("*/", pos + 2)
                 if close < 0:
                     raise JsonSyntaxError(pos, "unterminated block comment")
-                bad = _BLOCK_COMMENT_BODY.match(text, pos + 2, close).end()
+                bad = _end(_BLOCK_COMMENT_BODY.match(text, pos + 2, close))
                 if bad < close:
                     raise JsonSyntaxError(bad, "control character in a comment")
                 end = close + 2
             else:
                 raise JsonSyntaxError(pos, "unexpected '/': comments start with // or /*")
-            pos = _WHITESPACE.match(text, end).end()
+            pos = _end(_WHITESPACE.match(text, end))
         self.pos = pos
 
     def _value(self, node: int, depth: int) -> Any:
@@ -364,9 +376,10 @@ class PositionalParser:
         body = match.group(1)
         if "\\" not in body:
             return body
-        return json.loads(match.group(0))
+        decoded: str = json.loads(match.group(0))  # the pattern admits only JSON's escapes
+        return decoded
 
-    def _explain_bad_string(self, start: int) -> None:
+    def _explain_bad_string(self, start: int) -> NoReturn:
         text = self.text
         i = start + 1
         while i < len(text):

@@ -6,17 +6,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from linter.errors import KrpcLintError
+
 MAX_NODES = 100_000  # expanded nodes; a real config or rule has a few hundred
 
 
-class YamlTooLarge(ValueError):
+class YamlRefused(KrpcLintError, ValueError):
+    """A YAML document that parses but is refused as a value: its callers report it as invalid YAML."""
+
+
+class YamlTooLarge(YamlRefused):
     """The document stands for more than MAX_NODES nodes once its aliases are expanded, or nests deeper
     than the parser can follow."""
 
 
 def load_yaml(text: str) -> Any:
     """The document's value (``YAMLError`` for bad YAML, ``YamlTooLarge`` for an alias bomb or a document
-    nested too deeply, ``ValueError`` for a key Python cannot hold)."""
+    nested too deeply, ``YamlRefused`` for a key Python cannot hold)."""
     from ruamel.yaml import YAML
 
     try:
@@ -28,7 +34,7 @@ def load_yaml(text: str) -> Any:
     except RecursionError:  # ruamel recurses once per nesting level
         raise YamlTooLarge("it is nested too deeply") from None
     except TypeError as exc:  # a mapping key that is itself a mapping ("? - a: 1"): Python cannot hash it
-        raise ValueError(f"a mapping key is a collection ({exc})") from None
+        raise YamlRefused(f"a mapping key is a collection ({exc})") from None
 
 
 def expanded_size(root: Any) -> int:

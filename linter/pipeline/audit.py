@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 # Compat in the strict profile: the audit reports every change, SAFE ones included, so the
 # charts show all the protocol's evolution, not only what fails a build.
 COMPAT_PROFILE = "strict"
+# How compat pairs a release's copy of a message: ("api", type, apiKey), ("name", name) or ("path", path).
+PairKey = tuple[str | int | None, ...]
 
 
 @dataclass(frozen=True)
@@ -225,12 +227,13 @@ def units(history: History) -> Units:
             continue
         released = _releases_of(pair, releases, contents, keys_of) if release_files else None
         new = contents[pair.new.blob] if pair.new.blob else None
+        assert pair.old.blob is not None  # the old side of a pair is the revision that wrote a blob
         pairs.append(PairUnit(pair_columns(pair), contents[pair.old.blob], new, released))
     return Units(blobs, pairs, revisions, skipped)
 
 
-def _releases_of(pair: RevisionPair, releases: dict[str, dict[tuple, str]], contents: dict[str, bytes],
-                 keys_of: Callable[[str, str], tuple]) -> list[tuple[str, dict[str, bytes]]]:
+def _releases_of(pair: RevisionPair, releases: dict[str, dict[PairKey, tuple[str, str]]], contents: dict[str, bytes],
+                 keys_of: Callable[[str, str], tuple[PairKey, ...]]) -> list[tuple[str, dict[str, bytes]]]:
     """The distinct release copies of the pair's message and of its request partner, found as compat pairs
     messages across whole trees: by (type, apiKey), by name, by path (Kafka renamed and moved specs)."""
     wanted = [key for blob, path in ((pair.old.blob, pair.old.path), (pair.new.blob, pair.new.path)) if blob
@@ -250,13 +253,13 @@ def _releases_of(pair: RevisionPair, releases: dict[str, dict[tuple, str]], cont
     return out
 
 
-def _release_index(release_files: dict[str, dict[str, str]], keys_of: Callable[[str, str], tuple]
-                   ) -> dict[str, dict[tuple, tuple[str, str]]]:
+def _release_index(release_files: dict[str, dict[str, str]], keys_of: Callable[[str, str], tuple[PairKey, ...]]
+                   ) -> dict[str, dict[PairKey, tuple[str, str]]]:
     """Per release: each spec's (path, blob) by the keys it is paired with; a key two files share (metadata
     records of two directories with one apiKey) pairs nothing, as in ``compare.pair_messages``."""
     out = {}
     for tag, files in release_files.items():
-        index: dict[tuple, tuple[str, str] | None] = {}
+        index: dict[PairKey, tuple[str, str] | None] = {}
         for path in sorted(files):
             for key in keys_of(files[path], path):
                 index[key] = None if key in index else (path, files[path])
@@ -271,14 +274,14 @@ class _Keys:
         self.contents = contents
         self.messages: dict[str, Any] = {}
 
-    def __call__(self, blob: str, path: str) -> tuple:
+    def __call__(self, blob: str, path: str) -> tuple[PairKey, ...]:
         from linter.engine.context import FileContext
         from linter.parse.document import read_document
 
         if blob not in self.messages:
             self.messages[blob] = FileContext(read_document(path, self.contents[blob])).message
         message = self.messages[blob]
-        keys: list[tuple] = [("path", path)]
+        keys: list[PairKey] = [("path", path)]
         if message is not None and message.api_key is not None:
             keys.insert(0, ("api", message.type, message.api_key))
         if message is not None and message.name:

@@ -111,7 +111,8 @@ class Traffic:
         make = self._makers.get(key)
         if make is None:
             make = self._makers[key] = self.struct(shape(self.codec, name, version), 0)
-        return make()
+        value: dict[str, Any] = make()
+        return value
 
     def set_size(self) -> None:
         """Draw the next frame's size class: most frames are small, a few are large."""
@@ -168,7 +169,7 @@ class Traffic:
         log = math.log
         long = isinstance(node.element, Leaf) and node.element.kind != "records"
 
-        def make() -> list:
+        def make() -> list[Any]:
             count = int(-log(1.0 - random_()) * self.mean / shrink + ROUND_UP)
             if long and random_() < LONG_CHANCE:
                 count = 128 + int(random_() * 200)
@@ -219,7 +220,8 @@ def dict_maker(keys: list[str], makers: list[Maker]) -> Maker:
     items = ", ".join(f"k{i}: m{i}()" for i in range(count))
     namespace: dict[str, Any] = {}
     exec(f"def factory({params}):\n    def make():\n        return {{{items}}}\n    return make\n", namespace)  # noqa: S102 - names only k0, m0...: no input text
-    return namespace["factory"](*(item for pair in zip(keys, makers) for item in pair))
+    make: Maker = namespace["factory"](*(item for pair in zip(keys, makers) for item in pair))
+    return make
 
 
 def _null_chance(key: str) -> float:

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from linter.pipeline.errors import PipelineInputError
 from linter.pipeline.frame_values import Traffic
 from linter.pipeline.output import atomic_file
 
@@ -105,7 +106,7 @@ def pool(codec: Codec, rng: random.Random, size: int = POOL) -> list[tuple[Kind,
     """Frames of new values (correlation id 0): every kind once, then weighted extras up to ``size``."""
     every = kinds(codec)
     if not every:
-        raise ValueError("the specs have no request with an apiKey: nothing to generate frames of")
+        raise PipelineInputError("the specs have no request with an apiKey: nothing to generate frames of")
     chosen = every + rng.choices(every, weights=[kind.weight for kind in every], k=max(0, size - len(every)))
     traffic = Traffic(codec, rng)
     frames = []
@@ -181,17 +182,17 @@ def generate(specs_dir: str | os.PathLike[str], count: int, out: str | os.PathLi
     from linter.codec import Codec
 
     if count < 0:
-        raise ValueError(f"the frame count must be 0 or more, got {count}")
+        raise PipelineInputError(f"the frame count must be 0 or more, got {count}")
     codec = Codec.load(specs_dir, allow_invalid=allow_invalid)
     if codec.skipped:
         on_skipped(codec.skipped)
     for header in ("RequestHeader", "ResponseHeader"):
         if header not in codec.names:
-            raise ValueError(f"{specs_dir}: frames need Kafka's {header} spec, and these specs have none")
+            raise PipelineInputError(f"{specs_dir}: frames need Kafka's {header} spec, and these specs have none")
     rng = random.Random(seed)
     frames = pool(codec, rng, pool_size(count))
     if not frames:
-        raise ValueError(f"{specs_dir}: no frame of these specs could be encoded")
+        raise PipelineInputError(f"{specs_dir}: no frame of these specs could be encoded")
     picks = sample(frames, count, rng)
     jsonl = Path(out).suffix.lower() in JSON_SUFFIXES
     with atomic_file(out, overwrite=overwrite, inputs=[specs_dir]) as partial:
@@ -199,10 +200,17 @@ def generate(specs_dir: str | os.PathLike[str], count: int, out: str | os.PathLi
     return count
 
 
-def _batches(frames: list[tuple[Kind, bytes]], picks: list[int]) -> Iterator[tuple[list, list, list, list, list]]:
+Columns = tuple[list[int], list[int], list[str], list[int], list[bytes]]  # api_key ... bytes, as written
+
+
+def _batches(frames: list[tuple[Kind, bytes]], picks: list[int]) -> Iterator[Columns]:
     """Columns (api_key, api_version, direction, correlation_id, bytes) of BATCH frames at a time."""
     for start in range(0, len(picks), BATCH):
-        keys, versions, directions, ids, data = [], [], [], [], []
+        keys: list[int] = []
+        versions: list[int] = []
+        directions: list[str] = []
+        ids: list[int] = []
+        data: list[bytes] = []
         for number in range(start, min(start + BATCH, len(picks))):
             kind, frame = frames[picks[number]]
             correlation_id = number & 0x7FFFFFFF
@@ -214,7 +222,7 @@ def _batches(frames: list[tuple[Kind, bytes]], picks: list[int]) -> Iterator[tup
         yield keys, versions, directions, ids, data
 
 
-def _write_parquet(path: Path, batches: Iterator[tuple[list, list, list, list, list]]) -> None:
+def _write_parquet(path: Path, batches: Iterator[Columns]) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -227,7 +235,7 @@ def _write_parquet(path: Path, batches: Iterator[tuple[list, list, list, list, l
                                row_group_size=BATCH)
 
 
-def _write_jsonl(path: Path, batches: Iterator[tuple[list, list, list, list, list]]) -> None:
+def _write_jsonl(path: Path, batches: Iterator[Columns]) -> None:
     with open(path, "w", encoding="ascii") as file:
         for keys, versions, directions, ids, data in batches:
             file.writelines(f'{{"api_key":{k},"api_version":{v},"direction":"{d}","correlation_id":{c},'

@@ -52,13 +52,14 @@ from typing import NamedTuple
 
 from linter.compat.releases import RELEASE_TAG, Release, release_tags
 from linter.compat.sources import (
+    Git,
     SourceError,
-    _Git,
     check_ref,
     first_line,
     git_output,
     run_git,
 )
+from linter.errors import KrpcLintError
 from linter.parse.discovery import SKIPPED_DIRS
 
 # Kafka's spec directories, in any module or at the top (``**/`` also matches no directory);
@@ -76,7 +77,7 @@ _EMPTY_TREES = {40: "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
                 64: "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"}
 
 
-class HistoryError(ValueError):
+class HistoryError(KrpcLintError, ValueError):
     """The history cannot be read (not a repository, an unknown ref); the message says what to do."""
 
 
@@ -131,7 +132,7 @@ class History:
         is cut one byte past it, so linting reports it as too large instead of holding it all. A blob git
         cannot give (a corrupt or missing object) is left out and its reason kept in ``unreadable``."""
         with _history_errors():
-            return _Git(self.repo, "").read_blobs(ids, self.unreadable)
+            return Git(self.repo, "").read_blobs(ids, self.unreadable)
 
     def release_specs(self, tag: str) -> dict[str, str]:
         """The spec files (path -> blob) in release ``tag``'s tree: what had shipped, for compat."""
@@ -230,7 +231,7 @@ def _commit(top: str, ref: str) -> str:
     done = run_git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
     if done.returncode == 0:
         return done.stdout.decode().strip()
-    _Git(top, "").tree(ref)  # raises the unknown-ref message with its fetch hint
+    Git(top, "").tree(ref)  # raises the unknown-ref message with its fetch hint
     if ref == "HEAD":
         raise HistoryError(f"{top} has no commits yet: commit the specs first, or pass a ref with --refs")
     raise HistoryError(f"{ref!r} is not a commit: pass a branch, tag or commit")

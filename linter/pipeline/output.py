@@ -13,7 +13,9 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+from linter.errors import KrpcLintError
 from linter.parse.files import OutputOverInput, refuse_overlap
 
 __all__ = ["MARKER", "OutputExists", "OutputOverInput", "atomic_directory", "atomic_file", "write_parquet"]
@@ -23,7 +25,7 @@ Reads = Callable[[Path, Path], bool]  # (target, input directory) -> does the ru
 MARKER = ".krpc-lint-output"  # in every output directory: --overwrite replaces only what krpc-lint wrote
 
 
-class OutputExists(FileExistsError):
+class OutputExists(KrpcLintError, FileExistsError):
     """The output is there and ``--overwrite`` was not given (or it is not krpc-lint's to replace)."""
 
 
@@ -83,7 +85,7 @@ def _replace(source: Path, target: Path) -> None:
         shutil.rmtree(old, ignore_errors=True) if old.is_dir() else old.unlink()
 
 
-def write_parquet(rows: list[dict], ddl: str, directory: Path) -> None:
+def write_parquet(rows: list[dict[str, Any]], ddl: str, directory: Path) -> None:
     """``rows`` as a one-file Parquet dataset ``directory/part-00000.parquet`` with the DDL's columns."""
     import pyarrow as pa
     import pyarrow.parquet as pq

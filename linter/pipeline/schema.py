@@ -6,6 +6,12 @@ dataset under ``--out`` has exactly these columns, in this order.
 
 from __future__ import annotations
 
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 # One row per (commit, spec file) the history touches: the spec revisions of every lineage.
 #   commit/parent: full ids (parent: the commit's first parent, null for a root commit)
 #   time: commit time (UTC); status: A added, M modified, R renamed (old_path set), D deleted
@@ -73,16 +79,17 @@ def columns(ddl: str) -> list[str]:
 _ARROW_TYPES = {"STRING": "string", "INT": "int32", "BIGINT": "int64", "BOOLEAN": "bool_", "DOUBLE": "float64"}
 
 
-def arrow_schema(ddl: str):  # -> pyarrow.Schema; pyarrow is imported only when a table is written
-    """The pyarrow schema of a DDL string, so the driver writes datasets Spark reads back alike."""
-    import pyarrow as pa
+def arrow_schema(ddl: str) -> pa.Schema:
+    """The pyarrow schema of a DDL string, so the driver writes datasets Spark reads back alike
+    (pyarrow is imported only when a table is written)."""
+    import pyarrow
 
-    return pa.schema([pa.field(name, _arrow_type(pa, kind)) for name, kind in fields(ddl)])
+    return pyarrow.schema([pyarrow.field(name, _arrow_type(pyarrow, kind)) for name, kind in fields(ddl)])
 
 
-def _arrow_type(pa, kind: str):
+def _arrow_type(arrow: ModuleType, kind: str) -> pa.DataType:
     if kind.startswith("ARRAY<"):
-        return pa.list_(_arrow_type(pa, kind[len("ARRAY<"):-1]))
+        return arrow.list_(_arrow_type(arrow, kind[len("ARRAY<"):-1]))
     if kind == "TIMESTAMP":
-        return pa.timestamp("us", tz="UTC")
-    return getattr(pa, _ARROW_TYPES[kind])()
+        return arrow.timestamp("us", tz="UTC")
+    return getattr(arrow, _ARROW_TYPES[kind])()

@@ -7,6 +7,7 @@ importable: in local mode and on a standalone cluster on this host they use this
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 import subprocess
@@ -14,6 +15,8 @@ import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
+
+from linter.errors import KrpcLintError
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -26,14 +29,14 @@ LOG_CONFIG = Path(__file__).with_name("log4j2.properties").as_uri()
 JVM_OPTIONS = "-XX:+UseParallelGC"
 
 
-class SparkUnavailable(RuntimeError):
+class SparkUnavailable(KrpcLintError, RuntimeError):
     """PySpark or Java is missing: the message says what to install."""
 
 
 def require_pyspark() -> None:
     """Fail early, with the fix, when the ``spark`` extra or Java is missing."""
     try:
-        import pyspark  # noqa: F401
+        importlib.import_module("pyspark")
     except ImportError:
         raise SparkUnavailable("the pipeline needs PySpark: pip install 'krpc-lint[spark]'") from None
     java = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else shutil.which("java")

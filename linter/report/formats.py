@@ -109,7 +109,7 @@ def _text_lines(report: Report) -> Iterable[Segments]:
     yield [(summary_line(report), style)]
 
 
-def _witness_lines(witness: dict) -> Iterable[Segments]:
+def _witness_lines(witness: dict[str, Any]) -> Iterable[Segments]:
     """The proof of a wire break: who wrote which bytes at which version, and what the other read."""
     writer = witness.get("writer", "old")
     data = witness.get("hex", "")
@@ -118,7 +118,7 @@ def _witness_lines(witness: dict) -> Iterable[Segments]:
     yield [("           ", ""), (witness_outcome(witness), "")]
 
 
-def witness_outcome(witness: dict) -> str:
+def witness_outcome(witness: dict[str, Any]) -> str:
     """What the revision that did not write a witness's bytes does with them (the text report's second
     witness line; the audit's ``witness_reading``)."""
     reader = "old" if witness.get("writer") == "new" else "new"
@@ -140,7 +140,7 @@ def render_text(report: Report, *, color: bool = False) -> str:
     console = Console(file=buffer, force_terminal=True, no_color=False, color_system="standard",
                       highlight=False, markup=False, emoji=False, soft_wrap=True, width=10_000)
     for segments in lines:
-        console.print(Text.assemble(*((text, style or None) for text, style in segments)))
+        console.print(Text.assemble(*segments))  # rich styles nothing for "", as for None
     return buffer.getvalue()
 
 

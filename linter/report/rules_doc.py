@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from linter.compat.kinds import CATEGORY_HEADINGS
 from linter.engine.rules import Example, Rule
 from linter.engine.runner import all_rules
 
@@ -14,12 +15,7 @@ _CATEGORY_TITLES = {
     "syntax": "Syntax", "structure": "Structure", "versions": "Versions", "fields": "Fields and types",
     "tagged-fields": "Tagged fields (KIP-482)", "defaults": "Defaults", "structs": "Structs",
     "messages": "Messages and cross-file", "style": "Style", "meta": "Suppressions",
-    # compat rules (``krpc-lint compat``): one category per verdict of the comparison
-    "WIRE_BREAKING": "Compatibility: wire-breaking", "NULLABILITY_WIDENED": "Compatibility: nullability widened",
-    "NULLABILITY_NARROWED": "Compatibility: nullability narrowed", "DEFAULT_CHANGED": "Compatibility: default changed",
-    "VERSION_DROPPED": "Compatibility: versions dropped", "MAX_VERSION_LOWERED": "Compatibility: maximum version lowered",
-    "TAG_REMOVED": "Compatibility: tag removed", "SOURCE_ONLY": "Compatibility: source-only changes",
-    "SAFE": "Compatibility: safe changes", "input": "Compatibility: input",
+    **CATEGORY_HEADINGS,  # compat rules (``krpc-lint compat``): one category per verdict of the comparison
 }
 _ONE_SIDED = {"old.json": "new.json: none (the file is removed)", "new.json": "old.json: none (the file is new)"}
 
@@ -28,9 +24,8 @@ def _profiles(rule: Rule) -> str:
     return ", ".join(rule.profiles)
 
 
-def _code(text: str | bytes) -> list[str]:
-    shown = text if isinstance(text, str) else f"(bytes) {text.hex()}"
-    return ["```json", shown.rstrip(), "```"]
+def _code(text: str) -> list[str]:
+    return ["```json", text.rstrip(), "```"]
 
 
 def _compat_example(example: Example) -> list[str]:
@@ -38,7 +33,7 @@ def _compat_example(example: Example) -> list[str]:
     lines = []
     if len(example.files) == 1 and next(iter(example.files)) == "new.json":
         lines += [_ONE_SIDED["new.json"], ""]
-    for index, (name, text) in enumerate(example.files.items()):
+    for index, (name, text) in enumerate(example.texts.items()):
         lines += ([""] if index else []) + [f"{name}:", ""] + _code(text)
     if len(example.files) == 1 and next(iter(example.files)) == "old.json":
         lines += ["", _ONE_SIDED["old.json"]]
@@ -54,7 +49,7 @@ def _example_block(rule: Rule, kind: str) -> list[str]:
         if rule.scope == "compat":
             lines += ([""] if index else []) + _compat_example(example)
             continue
-        for name, text in example.files.items():
+        for name, text in example.texts.items():
             label = f"{name}: " if len(example.files) > 1 else ""
             lines += [f"{label}", *_code(text)] if label else _code(text)
     return lines
@@ -77,12 +72,17 @@ def render_rules_markdown(rules: list[Rule] | None = None) -> str:
         "`kafka` reports what can break peers or stored data, `recommended` adds source-only changes and `strict` "
         "also lists safe ones. Their examples are pairs: `old.json` before and `new.json` after the change.",
         "",
+        "Every rule is stable unless its entry gives another status (`status:` in its YAML, as in ruff and buf): "
+        "a `preview` rule runs only when `select` names it by id or name, or with `preview = true` in the config; "
+        "a `deprecated` one still runs, and naming it warns; a `removed` one never runs, and naming it is a usage "
+        "error. The last two name the rule that replaces them.",
+        "",
         "| id | name | severity | profiles | title |",
         "| --- | --- | --- | --- | --- |",
     ]
     for rule in rules:
         out.append(f"| [{rule.id}](#{rule.id.lower()}-{rule.name}) | `{rule.name}` | {rule.severity} | "
-                   f"{_profiles(rule)} | {rule.title} |")
+                   f"{_profiles(rule)} | {rule.listed_title} |")
     by_category: dict[str, list[Rule]] = defaultdict(list)
     for rule in rules:
         by_category[rule.category].append(rule)
@@ -91,6 +91,8 @@ def render_rules_markdown(rules: list[Rule] | None = None) -> str:
         for rule in members:
             out += ["", f"### {rule.id} {rule.name}", "", f"**{rule.title}** — {rule.severity}; profiles: {_profiles(rule)}.",
                     "", rule.rationale]
+            if rule.status != "stable":
+                out += ["", f"Status: {rule.status_text}."]
             if rule.hint:
                 out += ["", f"Fix: {rule.hint}"]
             if rule.kafka_since:

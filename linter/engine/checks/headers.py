@@ -1,4 +1,5 @@
-"""Checks of ``headerVersions`` (KIP-1313): the map from API versions to header versions.
+"""Checks of ``headerVersions`` (KIP-1313): the map from API versions to header versions (rules KL211-KL218,
+KL258).
 
 Kafka's generator (trunk, September 2026; ``MessageSpec.java`` and ``HeaderVersions.java``,
 sources in docs/kafka-versions.md) accepts the map only on requests and responses with valid
@@ -11,21 +12,55 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from typing import Any
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, NamedTuple
 
-from linter.engine.checks import _versioned, check
+from linter.engine.checks.common import versioned
+from linter.engine.checks.registry import check
 from linter.engine.context import FileContext, Hit
-from linter.model.spec import RPC_TYPES, HeaderRange, MessageSpec
+from linter.model.spec import RPC_TYPES, HeaderVersions, MessageSpec
 from linter.model.traits import (
     API_VERSIONS_KEY,
     CONTROLLED_SHUTDOWN_KEY,
     implied_header_version,
 )
 from linter.model.versions import SHORT_MAX, Versions
+from linter.parse.jsonc import JsonPath
 
 HIGHEST_HEADER = {"request": 2, "response": 1}  # HIGHEST_REQUEST_HEADER / HIGHEST_RESPONSE_HEADER
 FIRST_FLEXIBLE_HEADER = {"request": 2, "response": 1}
 _KEY = ("headerVersions",)
+
+
+class _Entry(NamedTuple):
+    """One range of the map that parsed: its key as written, its versions and its header version."""
+
+    key: str
+    versions: Versions
+    header: int
+
+    @property
+    def at(self) -> JsonPath:
+        return (*_KEY, self.key)
+
+
+@dataclass(frozen=True)
+class _RpcMap:
+    """A request or response with valid versions and a headerVersions map."""
+
+    message: MessageSpec
+    type: str  # request | response
+    versions: Versions  # the valid versions, not empty
+    headers: HeaderVersions
+
+    @cached_property
+    def entries(self) -> list[_Entry]:
+        """The ranges sorted by their first version; none when the map is empty or any key or value does not
+        parse."""
+        entries = [_Entry(r.key, r.versions, r.header) for r in self.headers.ordered
+                   if r.versions is not None and r.header is not None]
+        return entries if len(entries) == len(self.headers.ranges) else []
 
 
 def _known(ctx: FileContext) -> bool:
@@ -33,30 +68,36 @@ def _known(ctx: FileContext) -> bool:
     return ctx.target.header_versions != "unknown"
 
 
-def _rpc_map(ctx: FileContext) -> MessageSpec | None:
-    """The message, when it is a request or response with valid versions and a headerVersions map."""
-    message = _versioned(ctx) if _known(ctx) else None
-    if message is None or message.header_versions is None or message.type not in RPC_TYPES:
+def _rpc_map(ctx: FileContext) -> _RpcMap | None:
+    """The message, when it is a request or response with valid versions and a headerVersions map: worked
+    out once per file for all the checks of the family (a hostile map has thousands of ranges)."""
+    return ctx.derived(_build_rpc_map)
+
+
+def _build_rpc_map(ctx: FileContext) -> _RpcMap | None:
+    found = versioned(ctx) if _known(ctx) else None
+    if found is None:
         return None
-    return message
-
-
-def _parsed(message: MessageSpec) -> list[HeaderRange] | None:
-    """The ranges sorted by their first version, or ``None`` when any key or value does not parse."""
-    ranges = message.header_versions.ranges
-    if not ranges or any(r.versions is None or r.header is None for r in ranges):
+    message, versions = found
+    if message.header_versions is None or message.type is None or message.type not in RPC_TYPES:
         return None
-    return list(message.header_versions.ordered)
+    return _RpcMap(message, message.type, versions, message.header_versions)
 
 
-def _at(entry: HeaderRange) -> tuple:
-    return (*_KEY, entry.key)
+def _entries(ctx: FileContext) -> Iterator[tuple[_RpcMap, _Entry]]:
+    """Each parsed range of the map, with the map (nothing when the message has no map or one that does
+    not parse)."""
+    rpc = _rpc_map(ctx)
+    if rpc is not None:
+        for entry in rpc.entries:
+            yield rpc, entry
 
 
 @check("header-versions-rpc-only")
 def header_versions_rpc_only(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     """headerVersions says which header frames a request or response; other messages have no header."""
-    message = _versioned(ctx) if _known(ctx) else None
+    found = versioned(ctx) if _known(ctx) else None
+    message = found[0] if found is not None else None
     if message is not None and "headerVersions" in message.raw and message.type not in RPC_TYPES:
         yield Hit(_KEY, f"headerVersions is only valid on requests and responses, not on a {message.type}", at_key=True)
 
@@ -64,11 +105,11 @@ def header_versions_rpc_only(ctx: FileContext, options: dict[str, Any]) -> Itera
 @check("header-versions-syntax")
 def header_versions_syntax(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     """Each key a non-empty version range, each value a header version (0 to 32767); the map not empty."""
-    message = _rpc_map(ctx)
-    if message is None:
+    rpc = _rpc_map(ctx)
+    if rpc is None:
         return
-    if not message.header_versions.ranges:
-        yield Hit(_KEY, f"{message.name} specifies an empty headerVersions map")
+    if not rpc.headers.ranges:
+        yield Hit(_KEY, f"{rpc.message.name} specifies an empty headerVersions map")
     for issue in ctx.model_issues("header-versions-syntax"):
         yield Hit(issue.path, issue.message, issue.at_key)
 
@@ -76,94 +117,92 @@ def header_versions_syntax(ctx: FileContext, options: dict[str, Any]) -> Iterato
 @check("header-versions-contiguous")
 def header_versions_contiguous(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     """The ranges start at 0, follow each other without gap or overlap, and only the last is open-ended."""
-    message = _rpc_map(ctx)
-    ranges = _parsed(message) if message is not None else None
+    rpc = _rpc_map(ctx)
+    ranges = rpc.entries if rpc is not None else []
     if not ranges:
         return
     first = ranges[0]
     if first.versions.lowest != 0:
-        yield Hit(_at(first), f"headerVersions start at version {first.versions.lowest}; the first range must start "
+        yield Hit(first.at, f"headerVersions start at version {first.versions.lowest}; the first range must start "
                   "at 0 so that the map covers every version the schema describes, removed ones too", at_key=True)
     for previous, entry in itertools.pairwise(ranges):
         if previous.versions.open_ended:
-            yield Hit(_at(previous), f"the open-ended headerVersions range {previous.versions} is followed by "
+            yield Hit(previous.at, f"the open-ended headerVersions range {previous.versions} is followed by "
                       f"{entry.versions}; only the last range may be open-ended", at_key=True)
         elif entry.versions.lowest != previous.versions.highest + 1:
-            yield Hit(_at(entry), f"non-contiguous headerVersions: the range after {previous.versions} must start at "
+            yield Hit(entry.at, f"non-contiguous headerVersions: the range after {previous.versions} must start at "
                       f"version {previous.versions.highest + 1}, not {entry.versions.lowest}", at_key=True)
     last = ranges[-1]
     if not last.versions.open_ended:
-        yield Hit(_at(last), f"the last headerVersions range {last.versions} is not open-ended; end it with a plus "
+        yield Hit(last.at, f"the last headerVersions range {last.versions} is not open-ended; end it with a plus "
                   "sign", at_key=True)
 
 
 @check("header-versions-within-valid")
 def header_versions_within_valid(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     """No range starts above the highest valid version (a version the message does not have)."""
-    message = _rpc_map(ctx)
-    for entry in _parsed(message) or () if message is not None else ():
-        if entry.versions.lowest > message.versions.highest:
-            yield Hit(_at(entry), f"headerVersions range {entry.versions} starts above the highest valid version "
-                      f"{message.versions.highest}", at_key=True)
+    for rpc, entry in _entries(ctx):
+        if entry.versions.lowest > rpc.versions.highest:
+            yield Hit(entry.at, f"headerVersions range {entry.versions} starts above the highest valid version "
+                      f"{rpc.versions.highest}", at_key=True)
 
 
 @check("header-version-exists")
 def header_version_exists(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     """A header version Kafka has: request headers 0-2, response headers 0-1."""
-    message = _rpc_map(ctx)
-    for entry in _parsed(message) or () if message is not None else ():
-        highest = HIGHEST_HEADER[message.type]
+    for rpc, entry in _entries(ctx):
+        highest = HIGHEST_HEADER[rpc.type]
         if entry.header > highest:
-            yield Hit(_at(entry), f"versions {entry.versions} map to {message.type} header version {entry.header}, "
-                      f"which does not exist; the highest {message.type} header version is {highest}")
+            yield Hit(entry.at, f"versions {entry.versions} map to {rpc.type} header version {entry.header}, "
+                      f"which does not exist; the highest {rpc.type} header version is {highest}")
 
 
 @check("api-versions-response-header-zero")
 def api_versions_response_header_zero(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     """ApiVersionsResponse uses response header v0 at every version, so older clients can parse it (KIP-511)."""
-    message = _rpc_map(ctx)
-    if message is None or message.type != "response" or message.api_key != API_VERSIONS_KEY:
+    rpc = _rpc_map(ctx)
+    if rpc is None or rpc.type != "response" or rpc.message.api_key != API_VERSIONS_KEY:
         return
-    for entry in _parsed(message) or ():
+    for entry in rpc.entries:
         if entry.header != 0:
-            yield Hit(_at(entry), f"versions {entry.versions} map to response header version {entry.header}, but "
+            yield Hit(entry.at, f"versions {entry.versions} map to response header version {entry.header}, but "
                       "ApiVersionsResponse must use a v0 response header at every version (KIP-511)")
 
 
 @check("header-versions-flexible")
 def header_versions_flexible(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     """A flexible version uses a flexible header: request header 2 or higher, response header 1 or higher."""
-    message = _rpc_map(ctx)
-    if message is None or (message.type == "response" and message.api_key == API_VERSIONS_KEY):
+    rpc = _rpc_map(ctx)
+    if rpc is None or (rpc.type == "response" and rpc.message.api_key == API_VERSIONS_KEY):
         return
-    least = FIRST_FLEXIBLE_HEADER[message.type]
-    for entry in _parsed(message) or ():
-        flexible = entry.versions.intersect(message.versions).intersect(message.flexible)
+    least = FIRST_FLEXIBLE_HEADER[rpc.type]
+    for entry in rpc.entries:
+        flexible = entry.versions.intersect(rpc.versions).intersect(rpc.message.flexible)
         if not flexible.empty and entry.header < least:
-            yield Hit(_at(entry), f"version {flexible.lowest} is flexible but maps to {message.type} header version "
-                      f"{entry.header}; a flexible {message.type} must use header version {least} or higher")
+            yield Hit(entry.at, f"version {flexible.lowest} is flexible but maps to {rpc.type} header version "
+                      f"{entry.header}; a flexible {rpc.type} must use header version {least} or higher")
 
 
 @check("header-versions-required")
 def header_versions_required(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     """Kafka trunk (KAFKA-20923) requires headerVersions on every request and response with valid versions."""
-    message = _versioned(ctx)
-    if message is None or ctx.target.header_versions != "required" or message.type not in RPC_TYPES:
+    found = versioned(ctx)
+    if found is None or ctx.target.header_versions != "required" or found[0].type not in RPC_TYPES:
         return
+    message, versions = found
     if "headerVersions" not in message.raw:
         yield Hit((), f"{message.type} {message.name} has no headerVersions; Kafka {ctx.target.name} requires it "
-                  f'(what flexibleVersions implies: "headerVersions": {implied_map(message)})')
+                  f'(what flexibleVersions implies: "headerVersions": {implied_map(message, versions)})')
 
 
 @check("header-versions-match-flexible")
 def header_versions_match_flexible(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     """A version that is not flexible keeps the header flexibleVersions implies (request 1, response 0)."""
-    message = _rpc_map(ctx)
-    for entry in _parsed(message) or () if message is not None else ():
-        for version in _non_flexible_samples(entry.versions.intersect(message.versions), message):
-            implied = implied_header_version(message, version)
+    for rpc, entry in _entries(ctx):
+        for version in _non_flexible_samples(entry.versions.intersect(rpc.versions), rpc.message):
+            implied = implied_header_version(rpc.message, version)
             if entry.header != implied:
-                yield Hit(_at(entry), f"version {version} is not flexible but maps to {message.type} header version "
+                yield Hit(entry.at, f"version {version} is not flexible but maps to {rpc.type} header version "
                           f"{entry.header}; flexibleVersions implies {implied}, which every peer that predates "
                           "headerVersions uses")
                 break
@@ -182,14 +221,14 @@ def _non_flexible_samples(versions: Versions, message: MessageSpec) -> list[int]
     return sorted({v for v in candidates if versions.contains(v) and not flexible.contains(v)})
 
 
-def implied_map(message: MessageSpec) -> str:
-    """The headerVersions map (as JSON text) that reproduces what flexibleVersions implies, from version 0."""
-    entries: list[list] = []  # [first version, header]
-    top = message.versions.highest if message.versions is not None else 0
-    for version in range(top + 1):
+def implied_map(message: MessageSpec, versions: Versions) -> str:
+    """The headerVersions map (as JSON text) that reproduces what flexibleVersions implies, from version 0 to
+    the highest of ``versions``."""
+    entries: list[tuple[int, int | None]] = []  # (first version, header)
+    for version in range(versions.highest + 1):
         header = implied_header_version(message, version)
         if not entries or entries[-1][1] != header:
-            entries.append([version, header])
+            entries.append((version, header))
     parts = []
     for index, (first, header) in enumerate(entries):
         last = entries[index + 1][0] - 1 if index + 1 < len(entries) else SHORT_MAX

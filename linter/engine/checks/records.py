@@ -12,26 +12,29 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from linter.engine.checks import _by_api_key, _versioned, check
+from linter.engine.checks.common import by_api_key, versioned
+from linter.engine.checks.registry import check
 from linter.engine.context import DirectoryContext, FileContext, Hit
+from linter.model.spec import MessageSpec
 from linter.model.versions import Versions
 
 _VERSION_ZERO = Versions(0, 0)
 
 
-def _coordinator_key(ctx: FileContext):
-    """A coordinator-key with valid versions, when this target's generator knows the type."""
-    message = _versioned(ctx)
-    if message is None or message.type != "coordinator-key" or "coordinator-key" not in ctx.target.message_types:
+def _coordinator_key(ctx: FileContext) -> tuple[MessageSpec, Versions] | None:
+    """A coordinator-key with its valid versions, when this target's generator knows the type."""
+    found = versioned(ctx)
+    if found is None or found[0].type != "coordinator-key" or "coordinator-key" not in ctx.target.message_types:
         return None
-    return message
+    return found
 
 
 @check("coordinator-key-version-zero")
 def coordinator_key_version_zero(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     """A coordinator key is written at version 0: its record type is the apiKey, not the version."""
-    message = _coordinator_key(ctx)
-    if message is not None and message.versions != _VERSION_ZERO:
+    found = _coordinator_key(ctx)
+    if found is not None and found[1] != _VERSION_ZERO:
+        message = found[0]
         yield Hit(("validVersions",), f'coordinator-key {message.name} has validVersions "{message.valid_versions.text}"'
                   '; a coordinator key has exactly version "0" (its record type is its apiKey)')
 
@@ -39,8 +42,9 @@ def coordinator_key_version_zero(ctx: FileContext, options: dict[str, Any]) -> I
 @check("coordinator-key-not-flexible")
 def coordinator_key_not_flexible(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     """A coordinator key has no flexible versions: its bytes must stay readable by every coordinator."""
-    message = _coordinator_key(ctx)
-    if message is not None and not message.flexible.empty:
+    found = _coordinator_key(ctx)
+    if found is not None and not found[0].flexible.empty:
+        message = found[0]
         yield Hit(("flexibleVersions",), f'coordinator-key {message.name} has flexibleVersions "{message.flexible}"; '
                   'coordinator keys support none')
 
@@ -50,7 +54,7 @@ def coordinator_record_complete(directory: DirectoryContext, options: dict[str, 
     """Every coordinator record type has a key and a value (Kafka generates one enum entry from both)."""
     if not directory.complete or any(ctx.message is None for ctx in directory.files):
         return  # an unreadable file may be the missing half
-    keys, values = _by_api_key(directory, "coordinator-key"), _by_api_key(directory, "coordinator-value")
+    keys, values = by_api_key(directory, "coordinator-key"), by_api_key(directory, "coordinator-value")
     for have, other, table, partners in (("coordinator-key", "value", keys, values),
                                          ("coordinator-value", "key", values, keys)):
         for api_key, owners in sorted(table.items()):
@@ -63,7 +67,7 @@ def coordinator_record_complete(directory: DirectoryContext, options: dict[str, 
 @check("coordinator-record-names", scope="directory")
 def coordinator_record_names(directory: DirectoryContext, options: dict[str, Any]) -> Iterator[Hit]:
     """The key and value of one record type are named ``XKey`` and ``XValue``, so readers find the pair."""
-    keys, values = _by_api_key(directory, "coordinator-key"), _by_api_key(directory, "coordinator-value")
+    keys, values = by_api_key(directory, "coordinator-key"), by_api_key(directory, "coordinator-value")
     for api_key, owners in sorted(keys.items()):
         if api_key not in values or len(owners) != 1 or len(values[api_key]) != 1:
             continue

@@ -1,0 +1,13 @@
+"""Types of the optional C accelerator (``_speedups.c``); ``linter.codec.native`` describes its plans."""
+
+from typing import Any
+
+UNKNOWN_TAGS: str
+
+class Fallback(Exception):
+    """Raised where the C path declines an input; the Python plans then decide."""
+
+def compile_plan(plan: tuple[Any, ...], /) -> Any: ...
+def decode_struct(plan: Any, data: bytes, pos: int, /) -> tuple[dict[str, Any], int]: ...
+def decode_message(plan: Any, data: bytes, /) -> dict[str, Any]: ...
+def encode_struct(plan: Any, value: Any, /) -> bytes: ...
