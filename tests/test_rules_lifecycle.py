@@ -167,3 +167,14 @@ def test_the_generated_docs_show_the_status(tmp_path, monkeypatch, status) -> No
     assert f"| Requests end in Request ({shown}) |" in markdown
     assert f"\nStatus: {shown}.\n" in markdown
     assert "Status:" not in render_rules_markdown([r for r in all_rules() if r.id == "KL301"])
+
+
+def test_the_preview_flag_runs_preview_rules_in_lint_and_compat_alike(project, tmp_path) -> None:
+    """``--preview`` is ``preview = true`` for one run, and a flag of both commands (shared options)."""
+    project("preview")
+    without = run_cli("lint", "specs", cwd=tmp_path)
+    with_flag = run_cli("lint", "--preview", "specs", cwd=tmp_path)
+    assert RULE_ID not in without.stdout
+    assert f"{RULE_ID} [{RULE_NAME}]" in with_flag.stdout, with_flag.stderr
+    for command in ("lint", "compat"):
+        assert "--preview" in run_cli(command, "--help", cwd=tmp_path).stdout
