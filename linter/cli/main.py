@@ -330,5 +330,11 @@ from linter.cli.pipeline_cmd import audit_command, frames_group, replay_command
 for _command in (audit_command, replay_command, frames_group):
     cli.add_command(_command)
 
+# --- conformance (linter/cli/conformance_cmd.py) --------------------------------------------
+
+from linter.cli.conformance_cmd import conformance_command
+
+cli.add_command(conformance_command)
+
 if __name__ == "__main__":
     main()

@@ -1,0 +1,78 @@
+"""``krpc-lint conformance VENDOR --upstream UPSTREAM``: a vendor's copy of the specs against upstream's.
+
+Exit codes: 0, 1 when a version has a verdict ``--fail-on`` names (default: ``diverges``, ``unclassified`` and
+``error``, a file that could not be compared), 2 for usage errors (a missing revision, a bad manifest).
+"""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from linter.cli.common import emit, refuse_overlap
+
+FAIL_ON = ("identical", "compatible", "semantic", "diverges", "vendor-only", "unclassified", "error")
+DEFAULT_FAIL_ON = "diverges,unclassified,error"
+
+
+def _fail_on(value: str) -> frozenset[str]:
+    words = {word.strip() for word in value.split(",") if word.strip()}
+    if words == {"none"}:
+        return frozenset()
+    unknown = sorted(words - set(FAIL_ON))
+    if unknown or not words:
+        raise click.BadParameter(f"{', '.join(unknown) or value!r}: expected a comma-separated list of "
+                                 f"{', '.join(FAIL_ON)}, or none", param_hint="--fail-on")
+    return frozenset(words)
+
+
+@click.command("conformance")
+@click.argument("vendor")
+@click.option("--upstream", required=True, metavar="UPSTREAM",
+              help="Upstream's specs (a file, directory or REF:path), typically a Kafka release's spec directories.")
+@click.option("--manifest", type=click.Path(dir_okay=False), default=None,
+              help="YAML or JSON: per API name, supported (a version range), passthrough or unsupported; any "
+                   "upstream API or version outside it is unclassified.")
+@click.option("--since-upstream", metavar="OLDREF", default=None,
+              help="Upstream's specs the copy was taken from: add what changed upstream since, per API.")
+@click.option("--format", "fmt", type=click.Choice(("text", "json", "markdown")), default="text", show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write it to this file.")
+@click.option("--fail-on", "fail_on", default=DEFAULT_FAIL_ON, show_default=True, metavar="VERDICTS",
+              help=f"Comma-separated: what makes the exit code 1 ({', '.join(FAIL_ON)}; or none).")
+@click.option("--no-witness", is_flag=True, help="Do not search for byte-level witnesses of divergences.")
+@click.pass_context
+def conformance_command(ctx: click.Context, vendor: str, upstream: str, manifest: str | None,
+                        since_upstream: str | None, fmt: str, output: str | None, fail_on: str,
+                        no_witness: bool) -> None:
+    """How VENDOR's copy of the specs matches UPSTREAM, per API and version.
+
+    Each version VENDOR declares is identical, compatible, semantic, diverges or vendor-only; the upstream
+    versions it does not declare are listed per API (coverage, not findings).
+    """
+    from linter.compat.changelog import changelog
+    from linter.compat.conformance import conformance
+    from linter.compat.conformance_manifest import classify, read_manifest
+    from linter.compat.conformance_render import to_markdown, to_text
+    from linter.compat.sources import read_revision
+    from linter.report.escape import json_text
+
+    failing = _fail_on(fail_on)
+    if output:
+        refuse_overlap(output, [p for p in (vendor, upstream, since_upstream, manifest) if p and os.path.exists(p)],
+                       "an input")
+    intents = read_manifest(manifest) if manifest else None
+    vendor_rev, upstream_rev = read_revision(vendor), read_revision(upstream)
+    result = conformance(vendor_rev, upstream_rev, witnesses=not no_witness)
+    if intents is not None:
+        classify(result, upstream_rev, vendor_rev, intents)
+    if since_upstream:
+        result.since_upstream = changelog(read_revision(since_upstream), upstream_rev)
+    text = json_text(result.to_dict()) if fmt == "json" else to_markdown(result) if fmt == "markdown" \
+        else to_text(result)
+    emit(text, output)
+    failures = result.failures(failing)
+    if output or failures:
+        click.echo(f"krpc-lint: conformance: {'; '.join(failures) or 'no failure'}"
+                   f"{f'; wrote {output}' if output else ''}", err=True)
+    ctx.exit(1 if failures else 0)

@@ -1,0 +1,130 @@
+"""``krpc-lint conformance`` as text (a summary table, then what is not identical) and as Markdown (a PR
+comment or ``$GITHUB_STEP_SUMMARY``). JSON is ``Conformance.to_dict``."""
+
+from __future__ import annotations
+
+from linter.compat.change import version_ranges
+from linter.compat.conformance import (
+    DIVERGES,
+    IDENTICAL,
+    VENDOR_ONLY,
+    VERDICTS,
+    ApiConformance,
+    Conformance,
+    VersionVerdict,
+)
+
+_COLUMNS = ("identical", "compatible", "semantic", "diverges", "vendor-only", "upstream-only")
+
+
+def _row(api: ApiConformance) -> list[str]:
+    counts = api.counts()
+    return [api.name, api.type or "", "" if api.api_key is None else str(api.api_key),
+            *(str(counts[v] or "") for v in VERDICTS), str(len(api.upstream_only_versions) or "")]
+
+
+def _ranges(versions: list[int]) -> str:
+    return version_ranges(sorted(versions)) if versions else ""
+
+
+def _declared(result: Conformance) -> list[ApiConformance]:
+    return [api for api in result.apis if api.vendor_file is not None]
+
+
+def _findings(api: ApiConformance) -> list[VersionVerdict]:
+    return [v for v in api.versions if v.verdict not in (IDENTICAL, VENDOR_ONLY)]
+
+
+def _totals(result: Conformance) -> str:
+    summary = result.summary()
+    parts = [f"{summary[v]} {v}" for v in VERDICTS]
+    parts.append(f"{summary['upstream_only_versions']} upstream-only version(s)")
+    if result.unclassified:
+        parts.append(f"{summary['unclassified']} unclassified version(s)")
+    if result.errors:
+        parts.append(f"{summary['errors']} error(s)")
+    return (f"{summary['apis'] - summary['upstream_only_apis']} vendor messages against {result.upstream}: "
+            + ", ".join(parts))
+
+
+def to_text(result: Conformance) -> str:
+    header = ["message", "type", "apiKey", *_COLUMNS]
+    rows = [_row(api) for api in _declared(result)]
+    widths = [max(len(cell) for cell in column) for column in zip(header, *rows)]
+    lines = [f"Conformance of {result.vendor} with {result.upstream}", ""]
+    lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in (header, *rows)]
+    lines.append("")
+    for api in _declared(result):
+        findings = _findings(api)
+        vendor_only = [v.version for v in api.versions if v.verdict == VENDOR_ONLY]
+        if not findings and not vendor_only:
+            continue
+        lines.append(f"{api.name} ({api.vendor_file})")
+        if vendor_only:
+            lines.append(f"  v{_ranges(vendor_only)}: vendor-only")
+        for verdict in findings:
+            lines.append(f"  v{verdict.version}: {verdict.verdict}")
+            for change in verdict.details:
+                lines.append(f"    {change.rule}: {change.message}")
+                if change.witness is not None:
+                    lines.append(f"      witness ({change.witness.writer} writes): {change.witness.hex}")
+    upstream_only = [api.name for api in result.apis if api.vendor_file is None]
+    if upstream_only:
+        lines.append(f"Upstream-only messages ({len(upstream_only)}): {', '.join(upstream_only)}")
+    coverage = [f"{api.name} v{_ranges(api.upstream_only_versions)}" for api in _declared(result)
+                if api.upstream_only_versions]
+    if coverage:
+        lines.append(f"Upstream versions not declared: {'; '.join(coverage)}")
+    lines += [f"unclassified: {u.api} (apiKey {u.api_key}) v{_ranges(list(u.versions))}: {u.reason}"
+              for u in result.unclassified]
+    lines += [f"error: {e.file} ({e.side}): {e.message}" for e in result.errors]
+    lines.append(_totals(result))
+    if result.since_upstream is not None:
+        lines += ["", result.since_upstream.to_markdown().rstrip()]
+    return "\n".join(lines) + "\n"
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(result: Conformance) -> str:
+    summary = result.summary()
+    lines = [f"# Conformance: {_md(result.vendor)} against {_md(result.upstream)}", "",
+             "| verdict | versions |", "| --- | ---: |"]
+    lines += [f"| {verdict} | {summary[verdict]} |" for verdict in VERDICTS]
+    lines += [f"| upstream-only | {summary['upstream_only_versions']} |",
+              f"| unclassified | {summary['unclassified']} |", ""]
+    flagged = [api for api in _declared(result) if _findings(api)]
+    if flagged:
+        lines += ["## Versions that differ", "", "| message | apiKey | version | verdict | what |",
+                  "| --- | ---: | ---: | --- | --- |"]
+        for api in flagged:
+            for verdict in _findings(api):
+                what = "; ".join(f"`{c.rule}` {c.message}" for c in verdict.details if c.rule)
+                mark = "**diverges**" if verdict.verdict == DIVERGES else verdict.verdict
+                lines.append(f"| {_md(api.name)} | {api.api_key if api.api_key is not None else ''} | "
+                             f"{verdict.version} | {mark} | {_md(what)} |")
+        lines.append("")
+        witnesses = [(api, v, c) for api in flagged for v in _findings(api) for c in v.details if c.witness]
+        if witnesses:
+            lines += ["<details><summary>Witness bytes</summary>", ""]
+            lines += [f"- {_md(api.name)} v{v.version}: written by {c.witness.writer}: `{c.witness.hex}`"
+                      for api, v, c in witnesses if c.witness is not None]
+            lines += ["", "</details>", ""]
+    vendor_only = [f"{_md(a.name)} v{_ranges([v.version for v in a.versions if v.verdict == VENDOR_ONLY])}"
+                   for a in _declared(result) if any(v.verdict == VENDOR_ONLY for v in a.versions)]
+    if vendor_only:
+        lines += ["## Vendor-only", "", ", ".join(vendor_only), ""]
+    if result.unclassified:
+        lines += ["## Unclassified", ""]
+        lines += [f"- **{_md(u.api)}** (apiKey {u.api_key}) v{_ranges(list(u.versions))}: {_md(u.reason)}"
+                  for u in result.unclassified]
+        lines.append("")
+    if result.errors:
+        lines += ["## Not compared", ""] + [f"- `{_md(e.file)}` ({e.side}): {_md(e.message)}" for e in result.errors]
+        lines.append("")
+    lines.append(_totals(result))
+    if result.since_upstream is not None:
+        lines += ["", result.since_upstream.to_markdown().rstrip()]
+    return "\n".join(lines) + "\n"
