@@ -76,9 +76,10 @@ def _hook_status(output: str) -> dict[str, str]:
     return {m[1]: m[2] for m in re.finditer(r"^(krpc-lint[^.\n]*?)\.{2,}(?:\([^)]*\))?(\w+)$", output, re.MULTILINE)}
 
 
-def test_hooks_file_declares_both_hooks() -> None:
+def test_hooks_file_declares_its_hooks() -> None:
     hooks = {hook["id"]: hook for hook in YAML(typ="safe").load(REPO_ROOT / ".pre-commit-hooks.yaml")}
-    assert set(hooks) == {"krpc-lint", "krpc-lint-compat"}
+    assert set(hooks) == {"krpc-lint", "krpc-lint-compat", "krpc-lint-conformance"}
+    assert hooks["krpc-lint-conformance"]["pass_filenames"] is False
     assert hooks["krpc-lint-compat"]["pass_filenames"] is False
     assert hooks["krpc-lint-compat"]["args"] == ["--against", "HEAD"]
     pattern = re.compile(hooks["krpc-lint"]["files"])
@@ -220,3 +221,35 @@ def test_the_hooks_in_a_clone_of_kafkas_history(repo: Path, hook_rev: str, tmp_p
     assert (f"{SPEC_DIR}/FetchResponse.json:52:20: KL255 [request-response-agree] FetchResponse has validVersions "
             "0-17 but FetchRequest has 0-18") in result.stdout, result.stdout
     assert "Found 1 warning in 1 file." in result.stdout
+
+
+VENDOR_DIR = "kafka/protocol/schemas"
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+def test_the_conformance_hook_fails_a_vendor_commit_that_diverges_from_upstream(repo: Path, hook_rev: str) -> None:
+    """A vendor's copy (snake_case names, a few APIs) checked against Kafka's specs at every commit: the
+    identical copy passes, a commit retyping a field of a declared version fails naming it."""
+    upstream = require_shared() / "kafka-specs" / "trunk-2024-10" / SPEC_DIR
+    for name in ("ApiVersionsRequest", "ApiVersionsResponse", "FetchRequest", "FetchResponse"):
+        write(repo, f"{VENDOR_DIR}/{_snake(name)}.json", (upstream / f"{name}.json").read_text())
+    write(repo, ".pre-commit-config.yaml",
+          f"repos:\n- repo: {REPO_ROOT}\n  rev: {hook_rev}\n  hooks:\n  - id: krpc-lint-conformance\n"
+          f"    args: [{VENDOR_DIR}, --upstream, {upstream}]\n")
+    commit(repo, "vendored specs")
+    result = _pre_commit(repo, "run", "--all-files")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert _hook_status(result.stdout) == {"krpc-lint conformance": "Passed"}
+
+    fetch = repo / VENDOR_DIR / "fetch_request.json"
+    text = fetch.read_text()
+    retyped = text.replace('"name": "ReplicaId", "type": "int32"', '"name": "ReplicaId", "type": "int64"', 1)
+    assert retyped != text
+    fetch.write_text(retyped)
+    result = _pre_commit(repo, "run", "--all-files")
+    assert result.returncode == 1
+    assert _hook_status(result.stdout) == {"krpc-lint conformance": "Failed"}
+    assert "diverges" in result.stdout and "FetchRequest" in result.stdout
