@@ -375,3 +375,53 @@ def test_an_about_edit_in_a_clone_of_kafkas_history_shows_only_its_finding(runne
 
     assert runner.check("pull_request", event, lint_scope="all").returncode == 0
     assert "Found 5 warnings in 258 files" in runner.summary.read_text()
+
+
+VENDOR_DIR = "kafka/protocol/schemas"
+
+
+def _vendor_copy(repo: Path, upstream: Path, names: tuple[str, ...]) -> None:
+    """A vendor's copy of some of upstream's specs, in snake_case as kafka-python and Redpanda name them."""
+    for name in names:
+        snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+        write(repo, f"{VENDOR_DIR}/{snake}.json", (upstream / f"{name}.json").read_text())
+
+
+def test_conformance_mode_annotates_a_diverging_version_and_writes_the_markdown_summary(runner: Runner) -> None:
+    upstream_specs = require_shared() / "kafka-specs" / "trunk-2024-10" / SPEC_DIR
+    _vendor_copy(runner.repo, upstream_specs, ("FetchRequest", "FetchResponse", "ApiVersionsRequest"))
+    for spec in upstream_specs.glob("*.json"):  # upstream beside the copy, inside the checkout
+        write(runner.repo, f"upstream/{SPEC_DIR}/{spec.name}", spec.read_text())
+    commit(runner.repo, "vendored")
+    push = {"before": "0" * 40}
+    same = runner.check("push", push, mode="conformance", paths=VENDOR_DIR, upstream=f"upstream/{SPEC_DIR}")
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert runner.outputs()["failed"] == "false"
+    assert "| identical |" in runner.summary.read_text()
+
+    fetch = runner.repo / VENDOR_DIR / "fetch_request.json"
+    fetch.write_text(fetch.read_text().replace('"name": "ReplicaId", "type": "int32"',
+                                               '"name": "ReplicaId", "type": "int64"', 1))
+    broken = runner.check("push", push, mode="conformance", paths=VENDOR_DIR, upstream=f"upstream/{SPEC_DIR}")
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    errors = [line for line in broken.stdout.splitlines() if line.startswith("::error ")]
+    assert errors and all(line.startswith(f"::error file={VENDOR_DIR}/fetch_request.json,title=krpc-lint conformance::"
+                                          "FetchRequest v") for line in errors)
+    assert "diverges from upstream" in errors[0]
+    assert runner.outputs()["failed"] == "true"
+    assert "**diverges**" in runner.summary.read_text()
+
+
+@pytest.mark.parametrize(("inputs", "message"), [
+    ({"mode": "conformance", "paths": VENDOR_DIR}, "mode conformance needs upstream"),
+    ({"mode": "conformance", "paths": "a b", "upstream": "u"}, "needs exactly one path"),
+    ({"mode": "conformance", "paths": VENDOR_DIR, "upstream": "u", "fail-on": "error,bogus"}, "fail-on: 'bogus'"),
+    ({"mode": "vendor"}, "mode must be one of lint, conformance, not 'vendor'"),
+])
+def test_conformance_mode_refuses_bad_inputs_in_one_line(runner: Runner, inputs: dict[str, str], message: str) -> None:
+    write(runner.repo, "README", "x")
+    commit(runner.repo, "first")
+    result = runner.check("push", {"before": "0" * 40}, **{k.replace("-", "_"): v for k, v in inputs.items()})
+    assert result.returncode == 2
+    assert message in result.stdout, result.stdout
+    assert "Traceback" not in result.stdout + result.stderr

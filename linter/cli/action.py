@@ -24,7 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from linter.cli.common import CliError, emit, refuse_overlap
+from linter.cli.action_conformance import run_conformance_mode
+from linter.cli.common import CliError, append_to, emit, refuse_overlap
 from linter.compat.api import compare_result
 from linter.compat.changelog import Changelog, changelog
 from linter.compat.releases import resolve_released
@@ -54,6 +55,7 @@ NO_COMMIT = "0" * 40
 MAX_TABLE_ROWS = 300
 MAX_CHANGELOG_CHARS = 200_000  # the job summary is capped at 1 MiB per step
 LINT_SCOPES = ("changed", "all")
+MODES = ("lint", "conformance")  # lint and compat of the change (the default), or a vendor's copy against upstream
 
 
 class ActionError(KrpcLintError):
@@ -279,12 +281,6 @@ def sarif(outcome: Outcome) -> str:
     return render_sarif(Report(outcome.in_workspace()), rules)
 
 
-def _append(path: str | None, text: str) -> None:
-    if path:
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(text)
-
-
 def outputs(outcome: Outcome, inputs: Inputs) -> str:
     counts = Report(outcome.findings).summary
     return "".join(f"{key}={value}\n" for key, value in {
@@ -294,6 +290,13 @@ def outputs(outcome: Outcome, inputs: Inputs) -> str:
 
 def run(env: Mapping[str, str]) -> int:
     """The whole action; returns the exit code."""
+    mode = env.get("INPUT_MODE", "").strip() or "lint"
+    if mode not in MODES:
+        message = f"mode must be one of {', '.join(MODES)}, not {mode!r}"
+        sys.stdout.write(f"::error title=krpc-lint::{escape_data(message)}\n")
+        return 2
+    if mode == "conformance":
+        return run_conformance_mode(env)
     try:
         inputs = Inputs.from_env(env)
         outcome = check(inputs, env)
@@ -302,8 +305,8 @@ def run(env: Mapping[str, str]) -> int:
         return 2
     sys.stdout.write(log(outcome))
     try:
-        _append(env.get("GITHUB_STEP_SUMMARY"), job_summary(outcome))
-        _append(env.get("GITHUB_OUTPUT"), outputs(outcome, inputs))
+        append_to(env.get("GITHUB_STEP_SUMMARY"), job_summary(outcome))
+        append_to(env.get("GITHUB_OUTPUT"), outputs(outcome, inputs))
         if inputs.sarif_file:
             Path(inputs.sarif_file).parent.mkdir(parents=True, exist_ok=True)
             emit(sarif(outcome), inputs.sarif_file)

@@ -202,3 +202,10 @@ def _replace_file(target: Path, text: str) -> None:
     except BaseException:
         Path(partial).unlink(missing_ok=True)
         raise
+
+
+def append_to(path: str | None, text: str) -> None:
+    """Append ``text`` to ``path`` when there is one (the GitHub job summary and step outputs)."""
+    if path:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(text)

@@ -7,16 +7,21 @@ Exit codes: 0, 1 when a version has a verdict ``--fail-on`` names (default: ``di
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import click
 
 from linter.cli.common import emit, refuse_overlap
 
+if TYPE_CHECKING:
+    from linter.compat.conformance import Conformance
+
 FAIL_ON = ("identical", "compatible", "semantic", "diverges", "vendor-only", "unclassified", "error")
 DEFAULT_FAIL_ON = "diverges,unclassified,error"
 
 
-def _fail_on(value: str) -> frozenset[str]:
+def parse_fail_on(value: str) -> frozenset[str]:
+    """``--fail-on``'s comma-separated verdicts (or ``none``); a usage error names what is unknown."""
     words = {word.strip() for word in value.split(",") if word.strip()}
     if words == {"none"}:
         return frozenset()
@@ -25,6 +30,25 @@ def _fail_on(value: str) -> frozenset[str]:
         raise click.BadParameter(f"{', '.join(unknown) or value!r}: expected a comma-separated list of "
                                  f"{', '.join(FAIL_ON)}, or none", param_hint="--fail-on")
     return frozenset(words)
+
+
+def run_conformance(vendor: str, upstream: str, *, manifest: str | None = None, since_upstream: str | None = None,
+                    witnesses: bool = True) -> Conformance:
+    """The whole conformance run on paths as a user gives them (the command and the Action's conformance mode):
+    read both sides, compare, classify by the manifest, add what changed upstream since ``since_upstream``."""
+    from linter.compat.changelog import changelog
+    from linter.compat.conformance import conformance
+    from linter.compat.conformance_manifest import classify, read_manifest
+    from linter.compat.sources import read_revision
+
+    intents = read_manifest(manifest) if manifest else None
+    vendor_rev, upstream_rev = read_revision(vendor), read_revision(upstream)
+    result = conformance(vendor_rev, upstream_rev, witnesses=witnesses)
+    if intents is not None:
+        classify(result, upstream_rev, vendor_rev, intents)
+    if since_upstream:
+        result.since_upstream = changelog(read_revision(since_upstream), upstream_rev)
+    return result
 
 
 @click.command("conformance")
@@ -50,24 +74,15 @@ def conformance_command(ctx: click.Context, vendor: str, upstream: str, manifest
     Each version VENDOR declares is identical, compatible, semantic, diverges or vendor-only; the upstream
     versions it does not declare are listed per API (coverage, not findings).
     """
-    from linter.compat.changelog import changelog
-    from linter.compat.conformance import conformance
-    from linter.compat.conformance_manifest import classify, read_manifest
     from linter.compat.conformance_render import to_markdown, to_text
-    from linter.compat.sources import read_revision
     from linter.report.escape import json_text
 
-    failing = _fail_on(fail_on)
+    failing = parse_fail_on(fail_on)
     if output:
         refuse_overlap(output, [p for p in (vendor, upstream, since_upstream, manifest) if p and os.path.exists(p)],
                        "an input")
-    intents = read_manifest(manifest) if manifest else None
-    vendor_rev, upstream_rev = read_revision(vendor), read_revision(upstream)
-    result = conformance(vendor_rev, upstream_rev, witnesses=not no_witness)
-    if intents is not None:
-        classify(result, upstream_rev, vendor_rev, intents)
-    if since_upstream:
-        result.since_upstream = changelog(read_revision(since_upstream), upstream_rev)
+    result = run_conformance(vendor, upstream, manifest=manifest, since_upstream=since_upstream,
+                             witnesses=not no_witness)
     text = json_text(result.to_dict()) if fmt == "json" else to_markdown(result) if fmt == "markdown" \
         else to_text(result)
     emit(text, output)

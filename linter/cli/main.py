@@ -116,6 +116,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
     if write_baseline:
         refuse_overlap(write_baseline, [*read, config.source], "a linted path or the config")
         report = lint(paths, replace(config, baseline=None))
+        _say_notes(report.notes)
         from linter.engine.suppress import write_baseline as record
 
         write_file(write_baseline, lambda file: record(report.findings, file))
@@ -126,9 +127,16 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
         refuse_overlap(output, [*read, config.source, config.baseline],
                        "a linted path, the config or the baseline")
     report = lint(paths, config)
+    _say_notes(report.notes)
     finish_report(ctx, report, fmt, output, config, color=color,
                   rules=select_rules(config).effective() if fmt == "sarif" else None,
                   files=display_paths(files) if fmt == "junit" else None)
+
+
+def _say_notes(notes: list[str]) -> None:
+    """What the run inferred from the linted tree (a fork's generator), once each, on stderr."""
+    for note in notes:
+        click.echo(f"krpc-lint: {note}", err=True)
 
 
 def _changed_specs(ref: str, paths: tuple[str, ...], config: Config) -> tuple[str, ...]:

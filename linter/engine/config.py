@@ -13,10 +13,14 @@ Keys (yamllint/ruff/buf users will recognise them)::
     rule-packs = ["my-rules/"]       # extra YAML rule packs, relative to the config file
     preview = true                   # also run the rules in preview (else only those named in select)
     baseline = "krpc-lint-baseline.json"
+    file-naming = "snake_case"       # KL752: kafka | snake_case | any (default: inferred per directory)
+    entity-types = ["streamId"]      # entityType values a fork's generator adds (KL103)
+    listeners = ["proxy"]            # listeners values a fork's generator adds (KL103)
     [[tool.krpc-lint.per-path]]
     paths = ["metadata/**"]
     ignore = ["KL801"]
     severity = { KL251 = "error" }
+    file-naming = "kafka"            # per directory too
 """
 
 from __future__ import annotations
@@ -35,7 +39,11 @@ CONFIG_BYTES = 1024 * 1024  # a config file is a few lines; more is not a config
 
 CONFIG_FILES = (".krpc-lint.yaml", ".krpc-lint.yml", "pyproject.toml")
 _KEYS = {"profile", "kafka-version", "include", "select", "ignore", "severity", "fail-on", "exclude", "rule-packs",
-         "baseline", "per-path", "preview"}
+         "baseline", "per-path", "preview", "file-naming", "entity-types", "listeners"}
+_PER_PATH_KEYS = {"paths", "ignore", "severity", "file-naming"}
+# How spec files are named (KL752): "infer" (the default) expects the convention every file of a directory
+# follows, Kafka's where they follow none or disagree.
+FILE_NAMINGS = ("kafka", "snake_case", "any", "infer")
 
 
 class ConfigError(KrpcLintError, ValueError):
@@ -56,6 +64,7 @@ class PathOverride:
     paths: tuple[str, ...]
     ignore: tuple[str, ...] = ()
     severity: dict[str, str] = field(default_factory=dict)
+    file_naming: str | None = None  # one of FILE_NAMINGS; None: the top-level one
 
     def applies(self, path: str) -> bool:
         """Whether ``path`` matches one of the glob patterns, anchored anywhere in the path."""
@@ -95,6 +104,9 @@ class Config:
     allow_empty: bool = False  # a directory without specs is fine (``--allow-empty``), not a usage error
     siblings: bool = True  # a file named alone is checked with the other specs of its directory as context
     preview: bool = False  # rules in preview run too, not only those ``select`` names by id or name
+    file_naming: str = "infer"  # KL752's convention (one of FILE_NAMINGS); per-path tables may set their own
+    entity_types: tuple[str, ...] = ()  # entityType values allowed besides Kafka's (a fork's generator)
+    listeners: tuple[str, ...] = ()  # listeners values allowed besides Kafka's
     # The selectors written in ``source`` (not those the command line added), so an unknown one names the file.
     configured: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
 
@@ -122,6 +134,20 @@ class Config:
         True
         """
         return _matches(path, self.include)
+
+    def file_naming_of(self, path: str) -> str:
+        """KL752's naming convention for ``path``: the last ``per-path`` table matching it that sets one, else
+        ``file_naming``.
+
+        >>> config = Config(per_path=(PathOverride(("vendor/**",), file_naming="snake_case"),))
+        >>> config.file_naming_of("vendor/specs/fetch_request.json"), config.file_naming_of("FetchRequest.json")
+        ('snake_case', 'infer')
+        """
+        naming = self.file_naming
+        for override in self.per_path:
+            if override.file_naming is not None and override.applies(path):
+                naming = override.file_naming
+        return naming
 
 
 def _matches(path: str, patterns: tuple[str, ...]) -> bool:
@@ -222,6 +248,21 @@ def _strings(value: Any, key: str, file: Path) -> tuple[str, ...]:
     raise ConfigError(f"{file}: {key} must be a list of strings")
 
 
+def _file_naming(value: Any, key: str, file: Path) -> str:
+    if not isinstance(value, str) or value not in FILE_NAMINGS:
+        raise ConfigError(f"{file}: {key} must be one of {', '.join(FILE_NAMINGS)}")
+    return value
+
+
+def _names(value: Any, key: str, file: Path) -> tuple[str, ...]:
+    """A list of enum names (``entity-types``, ``listeners``): strings of letters, digits, ``_`` and ``-``."""
+    if not isinstance(value, list) or any(
+            not isinstance(name, str) or not name or not all(c.isascii() and (c.isalnum() or c in "_-") for c in name)
+            for name in value):
+        raise ConfigError(f"{file}: {key} must be a list of names such as \"streamId\"")
+    return tuple(value)
+
+
 def _severities(value: Any, key: str, file: Path) -> dict[str, str]:
     if not isinstance(value, dict) or any(not isinstance(v, str) or v not in SEVERITIES for v in value.values()):
         raise ConfigError(f"{file}: {key} maps rule ids or names to one of {', '.join(SEVERITIES)}")
@@ -253,9 +294,15 @@ def _from_mapping(data: dict[str, Any], file: Path) -> Config:
     for index, item in enumerate(per_path):
         if not isinstance(item, dict) or "paths" not in item:
             raise ConfigError(f"{file}: per-path[{index}] needs paths")
+        extra = sorted(str(key) for key in item if key not in _PER_PATH_KEYS)
+        if extra:
+            raise ConfigError(f"{file}: per-path[{index}]: unknown key(s) {', '.join(extra)} "
+                              f"(known: {', '.join(sorted(_PER_PATH_KEYS))})")
+        naming = item.get("file-naming")
         overrides.append(PathOverride(_strings(item["paths"], "per-path.paths", file),
                                       _strings(item.get("ignore", []), "per-path.ignore", file),
-                                      _severities(item.get("severity", {}), "per-path.severity", file)))
+                                      _severities(item.get("severity", {}), "per-path.severity", file),
+                                      None if naming is None else _file_naming(naming, "per-path.file-naming", file)))
     baseline = data.get("baseline")
     if baseline is not None and not isinstance(baseline, str):
         raise ConfigError(f"{file}: baseline must be a file name")
@@ -280,4 +327,7 @@ def _from_mapping(data: dict[str, Any], file: Path) -> Config:
         per_path=tuple(overrides),
         source=str(file),
         preview=preview,
+        file_naming=_file_naming(data.get("file-naming", "infer"), "file-naming", file),
+        entity_types=_names(data.get("entity-types", []), "entity-types", file),
+        listeners=_names(data.get("listeners", []), "listeners", file),
     )

@@ -37,10 +37,11 @@ class FileContext:
     """A spec file with its model, built lazily so checks pay only for what they use."""
 
     def __init__(self, document: SpecDocument, target: KafkaTarget = TARGETS[DEFAULT_TARGET],
-                 sibling: bool = False) -> None:
+                 sibling: bool = False, file_naming: str = "infer") -> None:
         self.document = document
         self.target = target  # the Kafka release whose generator the checks stand for
         self.sibling = sibling  # read only as context for a file named alone (see ``linter.engine.runner``)
+        self.file_naming = file_naming  # KL752's convention: kafka, snake_case, any, or infer (per directory)
         # Set when the report is finished (``linter.engine.finalize``), read by the meta rules afterwards:
         self.suppressions: list[Suppression] = []  # the file's inline suppressions, marked when used
         self.compat_rules: frozenset[str] = frozenset()  # ids and names of the compat rules
@@ -52,7 +53,12 @@ class FileContext:
     @cached_property
     def structure(self) -> list[Issue]:
         value = self.document.value
-        return [] if value is None else structure_issues(value) + self.target.structure_issues(value)
+        if value is None:
+            return []
+        issues = structure_issues(value)
+        if issues and self.target.is_extended:  # a fork's generator accepts more entityType/listeners values
+            issues = [issue for issue in issues if not self.target.accepts(issue, value)]
+        return issues + self.target.structure_issues(value)
 
     @cached_property
     def message(self) -> MessageSpec | None:

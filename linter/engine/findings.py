@@ -90,6 +90,7 @@ class Report:
     suppressed: int = 0
     baselined: int = 0
     skipped: int = 0  # JSON files in the directories given that are not specs (linter.parse.discovery)
+    notes: list[str] = field(default_factory=list)  # said once on stderr (a fork's generator read, ...)
 
     @property
     def summary(self) -> dict[str, Any]:

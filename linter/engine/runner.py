@@ -15,6 +15,7 @@ from linter.engine.config import Config
 from linter.engine.context import DirectoryContext, FileContext, Hit
 from linter.engine.finalize import finish, suppress_inline
 from linter.engine.findings import Finding, Report
+from linter.engine.generator import GeneratorFinder
 from linter.engine.rules import (
     Rule,
     RuleSet,
@@ -23,6 +24,7 @@ from linter.engine.rules import (
     load_pack,
 )
 from linter.errors import KrpcLintError
+from linter.model.spec import ENTITY_TYPES, LISTENERS
 from linter.model.targets import TARGETS, KafkaTarget, target
 from linter.parse.discovery import siblings, walk
 from linter.parse.document import load_document, read_document
@@ -97,6 +99,41 @@ def kafka_target(config: Config) -> KafkaTarget:
         return target(config.kafka_version)
     except KeyError:
         raise UsageError(f"unknown kafka version {config.kafka_version!r} (known: {', '.join(TARGETS)})") from None
+
+
+def configured_target(config: Config) -> KafkaTarget:
+    """``kafka_target`` with the config's extra ``entity-types`` and ``listeners``."""
+    base = kafka_target(config)
+    return base.extended(config.entity_types, config.listeners) if config.entity_types or config.listeners else base
+
+
+class TreeTargets:
+    """The target of each linted file: the configured one, extended by the enums of the generator in the file's
+    tree (``linter.engine.generator``); ``notes`` says once per generator where its values came from."""
+
+    def __init__(self, base: KafkaTarget) -> None:
+        self.base = base
+        self.finder = GeneratorFinder()
+        self.by_package: dict[str, KafkaTarget] = {}
+        self.notes: list[str] = []
+
+    def of(self, path: str) -> KafkaTarget:
+        enums = self.finder.enums_for(os.path.dirname(path) or ".")
+        if enums is None:
+            return self.base
+        found = self.by_package.get(enums.package)
+        if found is None:
+            found = self.by_package[enums.package] = self.base.extended(enums.entity_types, enums.listeners,
+                                                                        enums.types)
+            added = [v for v in enums.entity_types if v not in ENTITY_TYPES]
+            added += [v for v in enums.listeners if v not in LISTENERS and v not in added]
+            added += [v for v in enums.types if v not in TARGETS["any"].message_types and v not in added]
+            where = os.path.relpath(enums.package)
+            where = enums.package if where.startswith("..") else where
+            files = ", ".join(os.path.basename(f) for f in enums.files)
+            self.notes.append(f"entity types and listeners from {where}/ ({files}; read as text, not run)"
+                              + (f": adds {', '.join(added)}" if added else ""))
+        return found
 
 
 @dataclass
@@ -197,12 +234,14 @@ def lint_with_contexts(paths: Sequence[str | os.PathLike[str]] | str,
     ruleset = select_rules(config)
     collected = collect_files(paths, config)
     with _gc_paused():
-        target = kafka_target(config)
+        targets = TreeTargets(configured_target(config))
         every = [*collected.files, *collected.siblings]
-        contexts = [FileContext(load_document(f, name), target, sibling=index >= len(collected.files))
+        contexts = [FileContext(load_document(f, name), targets.of(name), sibling=index >= len(collected.files),
+                                file_naming=config.file_naming_of(name))
                     for index, (f, name) in enumerate(zip(every, display_paths(every), strict=True))]
         report = lint_contexts(contexts, ruleset, config, complete={str(d) for d in collected.complete})
         report.skipped = collected.skipped
+        report.notes = targets.notes
         return report, [ctx for ctx in contexts if not ctx.sibling]
 
 
@@ -233,9 +272,10 @@ def lint_texts(texts: dict[str, str | bytes], config: Config | None = None, *, c
     [('KL801', 'missing-about', 2, 'field SegmentCount has no "about" documentation')]
     """
     config = config or Config()
-    target = kafka_target(config)
+    target = configured_target(config)
     # a str holding a lone surrogate becomes the bytes it stands for, which the reader reports as not UTF-8
-    contexts = [FileContext(read_document(name, text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")), target)
+    contexts = [FileContext(read_document(name, text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")), target,
+                            file_naming=config.file_naming_of(name))
                 for name, text in texts.items()]
     whole = {str(Path.cwd())} if complete else set()
     return lint_contexts(contexts, ruleset or select_rules(config), config, complete=whole)
@@ -265,7 +305,7 @@ def lint_contexts(contexts: list[FileContext], ruleset: RuleSet, config: Config,
 
 def _file_findings(ctx: FileContext, ruleset: RuleSet, cache: ResultCache | None) -> list[Finding]:
     """Findings of the file-scope rules, from the cache when the file is unchanged."""
-    digest = ctx.document.digest
+    digest = _cache_digest(ctx)
     if cache is not None:
         cached = cache.file_findings(ctx.path, digest)
         if cached is not None:
@@ -298,7 +338,7 @@ def _directory_findings(directory: DirectoryContext, ruleset: RuleSet, cache: Re
     """Findings of the cross-file rules, from the cache when no file of the directory changed."""
     key = ""
     if cache is not None:
-        key = cache.directory_key([(c.path, c.document.digest) for c in directory.files], directory.complete)
+        key = cache.directory_key([(c.path, _cache_digest(c)) for c in directory.files], directory.complete)
         cached = cache.dir_findings(key)
         if cached is not None:
             return cached
@@ -312,6 +352,17 @@ def _directory_findings(directory: DirectoryContext, ruleset: RuleSet, cache: Re
     if cache is not None:
         cache.store_dir(key, found)
     return found
+
+
+def _cache_digest(ctx: FileContext) -> str:
+    """What a file's cached findings depend on besides the rules: its content, and the settings that differ
+    per file (a generator's extra enum values, KL752's naming convention)."""
+    digest = ctx.document.digest
+    if ctx.target.is_extended:
+        digest += "|" + ctx.target.signature()
+    if ctx.file_naming != "infer":
+        digest += "|" + ctx.file_naming
+    return digest
 
 
 def _run(rule: Rule, target: FileContext | DirectoryContext) -> list[Hit]:

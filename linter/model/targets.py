@@ -10,7 +10,8 @@ Sources for every row: ``docs/kafka-versions.md``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from linter.model.spec import Issue
@@ -34,6 +35,52 @@ class KafkaTarget:
     listeners: tuple[str, ...]
     header_versions: str
     removed_apis: bool  # "validVersions": "none" makes an empty message that keeps its apiKey reserved
+    # Values a fork's generator adds to Kafka's enums (config ``entity-types``/``listeners``, or the generator's
+    # own EntityType.java, RequestListenerType.java and MessageSpecType.java): the schema's enum errors on them
+    # are dropped. Empty for every release of ``TARGETS``.
+    extra_entity_types: frozenset[str] = frozenset()
+    extra_listeners: frozenset[str] = frozenset()
+    extra_types: frozenset[str] = frozenset()
+
+    def extended(self, entity_types: Iterable[str] = (), listeners: Iterable[str] = (),
+                 types: Iterable[str] = ()) -> KafkaTarget:
+        """This release, also accepting these entityType, listeners and type values.
+
+        >>> fork = TARGETS["any"].extended(entity_types=["streamId"])
+        >>> fork.accepts(Issue("enum-value", ("fields", 0, "entityType"), "..."),
+        ...              {"fields": [{"entityType": "streamId"}]})
+        True
+        """
+        return replace(self, extra_entity_types=self.extra_entity_types | frozenset(entity_types),
+                       extra_listeners=self.extra_listeners | frozenset(listeners),
+                       extra_types=self.extra_types | frozenset(types))
+
+    @property
+    def is_extended(self) -> bool:
+        return bool(self.extra_entity_types or self.extra_listeners or self.extra_types)
+
+    def accepts(self, issue: Issue, document: Any) -> bool:
+        """Whether a schema issue is about a value this target adds to Kafka's enums (so it is no issue here)."""
+        path = issue.path
+        if not path or issue.check not in ("enum-value", "value-kind"):
+            return False
+        if path[-1] == "entityType":
+            allowed = self.extra_entity_types
+        elif path[0] == "listeners" and len(path) <= 2:
+            allowed = self.extra_listeners
+        elif path == ("type",):
+            allowed = self.extra_types
+        else:
+            return False
+        value = _at(document, path)
+        return isinstance(value, str) and value in allowed
+
+    def signature(self) -> str:
+        """What distinguishes this target in a cache key: its name and any added values."""
+        if not self.is_extended:
+            return self.name
+        return "|".join([self.name, *(",".join(sorted(values)) for values in
+                                      (self.extra_entity_types, self.extra_listeners, self.extra_types))])
 
     def structure_issues(self, document: Any) -> list[Issue]:
         """What this release rejects that the union schema accepts, as the schema would word it."""
@@ -56,6 +103,18 @@ class KafkaTarget:
                 issues.append(Issue("enum-value", path, f'listeners "{item}" is not one of: '
                                     f'{", ".join(self.listeners)} (Kafka {self.name} has no ZooKeeper mode)'))
         return issues
+
+
+def _at(document: Any, path: tuple[Any, ...]) -> Any:
+    """The value at a JSON path of a parsed document (None when the path does not lead anywhere)."""
+    for part in path:
+        if isinstance(document, dict) and isinstance(part, str):
+            document = document.get(part)
+        elif isinstance(document, list) and isinstance(part, int) and 0 <= part < len(document):
+            document = document[part]
+        else:
+            return None
+    return document
 
 
 def _release(name: str, *, types: tuple[str, ...] = _ALL_TYPES, listeners: tuple[str, ...] = _KRAFT_LISTENERS,
