@@ -171,7 +171,8 @@ def test_cli_usage_errors_exit_2(vendored: tuple[Path, Path], tmp_path: Path) ->
     assert refused.exit_code == 2 and "Produce" in refused.stderr and len(refused.stderr.splitlines()) == 1
 
 
-def test_a_manifest_that_omits_an_upstream_api_makes_it_unclassified(kafka_specs: Path, tmp_path: Path) -> None:
+def _api_versions_only(kafka_specs: Path, tmp_path: Path) -> tuple[Path, Path, list[str]]:
+    """A vendor that copies ApiVersions only, upstream, and the names of upstream's live APIs."""
     upstream = kafka_specs.joinpath(*MESSAGES)
     vendor = tmp_path / "vendor"
     vendor.mkdir()
@@ -179,6 +180,11 @@ def test_a_manifest_that_omits_an_upstream_api_makes_it_unclassified(kafka_specs
         (vendor / name).write_bytes((upstream / name).read_bytes())
     names = sorted({m.name[: -len("Request")] for m in read_revision(str(upstream)).messages.values()
                     if m.type == "request" and m.api_key is not None and not m.removed})
+    return vendor, upstream, names
+
+
+def test_a_manifest_that_omits_an_upstream_api_makes_it_unclassified(kafka_specs: Path, tmp_path: Path) -> None:
+    vendor, upstream, names = _api_versions_only(kafka_specs, tmp_path)
     lines = ["conformance:", '  ApiVersions: {supported: "0-3"}']
     lines += [f"  {name}: passthrough" for name in names if name not in ("ApiVersions", "Fetch")]
     manifest = tmp_path / "manifest.yaml"
@@ -221,3 +227,33 @@ def test_kafka_43_as_vendored_by_kafka_python_against_trunk_2024_10(kafka_specs:
     assert produce["upstream_only_versions"] == [2, 1, 0]  # KIP-896: Produce's baseline is v3
     assert _api(data, "FetchRequest")["upstream_only_versions"] == [3, 2, 1, 0]
     assert all(api["upstream_file"] is not None for api in data["apis"])  # every 4.3 message is upstream's too
+
+
+def test_the_config_holds_the_manifest_under_conformance(kafka_specs: Path, tmp_path: Path) -> None:
+    """``conformance:`` in .krpc-lint.yaml is the manifest when --manifest is not given; --manifest wins."""
+    vendor, upstream, names = _api_versions_only(kafka_specs, tmp_path)
+    config = tmp_path / ".krpc-lint.yaml"
+    config.write_text("\n".join(["conformance:", '  ApiVersions: {supported: "0-4"}',
+                                 *(f"  {n}: passthrough" for n in names if n not in ("ApiVersions", "Fetch"))]) + "\n")
+    args = ["conformance", str(vendor), "--upstream", str(upstream), "--format", "json", "--config", str(config)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1, result.output
+    assert [u["api"] for u in json.loads(result.stdout)["unclassified"]] == ["Fetch"]
+    config.write_text("conformance: [Fetch]\n")
+    refused = CliRunner().invoke(cli, args)
+    assert refused.exit_code == 2 and "conformance must be a table" in refused.stderr
+
+
+def test_sarif_holds_each_version_that_is_not_identical(vendored: tuple[Path, Path], sarif_validator) -> None:
+    vendor, upstream = vendored
+    result = CliRunner().invoke(cli, ["conformance", str(vendor), "--upstream", str(upstream), "--format", "sarif"])
+    assert result.exit_code == 1, result.output
+    log = json.loads(result.stdout)
+    sarif_validator.validate(log)
+    results = log["runs"][0]["results"]
+    expected = sum(1 for versions in EXPECTED.values() for verdict in versions.values()
+                   if verdict not in ("identical", "vendor-only"))
+    assert len(results) == expected
+    diverging = [r for r in results if r["ruleId"] == "conformance/diverges"]
+    assert len(diverging) == 1 and diverging[0]["level"] == "error" and "witness" in diverging[0]["properties"]
+    assert {r["level"] for r in results if r["ruleId"] != "conformance/diverges"} == {"note"}

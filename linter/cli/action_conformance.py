@@ -64,7 +64,8 @@ def run_conformance_mode(env: Mapping[str, str]) -> int:
     """The whole conformance mode; returns the exit code (0, 1 on a failure, 2 on bad inputs)."""
     try:
         copy, upstream, manifest, fail_on = inputs_of(env)
-        result = run_conformance(copy, upstream, manifest=manifest)
+        config = env.get("INPUT_CONFIG", "").strip() or None
+        result = run_conformance(copy, upstream, manifest=manifest, config_file=config)
     except KrpcLintError as exc:
         sys.stdout.write(f"::error title={escape_property(TITLE)}::{escape_data(str(exc))}\n")
         return 2

@@ -3,6 +3,8 @@ comment or ``$GITHUB_STEP_SUMMARY``). JSON is ``Conformance.to_dict``."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from linter.compat.change import version_ranges
 from linter.compat.conformance import (
     DIVERGES,
@@ -13,6 +15,7 @@ from linter.compat.conformance import (
     Conformance,
     VersionVerdict,
 )
+from linter.engine.findings import Finding, Report
 
 _COLUMNS = ("identical", "compatible", "semantic", "diverges", "vendor-only", "upstream-only")
 
@@ -128,3 +131,35 @@ def to_markdown(result: Conformance) -> str:
     if result.since_upstream is not None:
         lines += ["", result.since_upstream.to_markdown().rstrip()]
     return "\n".join(lines) + "\n"
+
+
+def to_report(result: Conformance, fail_on: frozenset[str]) -> Report:
+    """The versions that are not identical as findings (rule ``conformance/<verdict>``, at the vendor's file),
+    for SARIF: what ``fail_on`` names is an error, the rest a note."""
+    findings = []
+    for api in _declared(result):
+        for verdict in _findings(api):
+            what = "; ".join(change.message for change in verdict.details) or f"{verdict.verdict} from upstream"
+            witness = next((c.witness.to_dict() for c in verdict.details if c.witness is not None), None)
+            findings.append(_finding(api.vendor_file or result.vendor, verdict.verdict, fail_on,
+                                     f"{api.name} v{verdict.version} {verdict.verdict}: {what}", witness))
+    for item in result.unclassified:
+        findings.append(_finding(result.vendor, "unclassified", fail_on,
+                                 f"{item.api} v{_ranges(list(item.versions))} is unclassified: {item.reason}"))
+    for issue in result.errors:
+        findings.append(_finding(issue.file, "error", fail_on, f"not compared ({issue.side}): {issue.message}"))
+    return Report(sorted(findings), files=len(_declared(result)))
+
+
+def _finding(path: str, verdict: str, fail_on: frozenset[str], message: str,
+             witness: dict[str, Any] | None = None) -> Finding:
+    return Finding(path, 1, 1, f"conformance/{verdict}", verdict, "error" if verdict in fail_on else "info",
+                   "conformance", message, _HINTS.get(verdict, ""), witness=witness)
+
+
+_HINTS = {
+    DIVERGES: "Make the version's layout upstream's, or stop declaring the version (upstream-only is coverage).",
+    "semantic": "A field absent on the wire decodes to another default: align the default with upstream.",
+    "compatible": "Bytes interoperate; align the tagged fields with upstream when the copy should be exact.",
+    "unclassified": "Classify the API in the manifest: supported (versions), passthrough or unsupported.",
+}

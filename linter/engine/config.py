@@ -16,6 +16,7 @@ Keys (yamllint/ruff/buf users will recognise them)::
     file-naming = "snake_case"       # KL752: kafka | snake_case | any (default: inferred per directory)
     entity-types = ["streamId"]      # entityType values a fork's generator adds (KL103)
     listeners = ["proxy"]            # listeners values a fork's generator adds (KL103)
+    conformance = { Fetch = { supported = "4-17" }, Produce = "passthrough" }  # krpc-lint conformance's manifest
     [[tool.krpc-lint.per-path]]
     paths = ["metadata/**"]
     ignore = ["KL801"]
@@ -38,7 +39,7 @@ from linter.parse.files import InputError, read_regular
 CONFIG_BYTES = 1024 * 1024  # a config file is a few lines; more is not a config
 
 CONFIG_FILES = (".krpc-lint.yaml", ".krpc-lint.yml", "pyproject.toml")
-_KEYS = {"profile", "kafka-version", "include", "select", "ignore", "severity", "fail-on", "exclude", "rule-packs",
+_KEYS = {"conformance", "profile", "kafka-version", "include", "select", "ignore", "severity", "fail-on", "exclude", "rule-packs",
          "baseline", "per-path", "preview", "file-naming", "entity-types", "listeners"}
 _PER_PATH_KEYS = {"paths", "ignore", "severity", "file-naming"}
 # How spec files are named (KL752): "infer" (the default) expects the convention every file of a directory
@@ -107,6 +108,7 @@ class Config:
     file_naming: str = "infer"  # KL752's convention (one of FILE_NAMINGS); per-path tables may set their own
     entity_types: tuple[str, ...] = ()  # entityType values allowed besides Kafka's (a fork's generator)
     listeners: tuple[str, ...] = ()  # listeners values allowed besides Kafka's
+    conformance: dict[str, Any] | None = None  # ``krpc-lint conformance``'s manifest, read there (docs/conformance.md)
     # The selectors written in ``source`` (not those the command line added), so an unknown one names the file.
     configured: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
 
@@ -330,4 +332,12 @@ def _from_mapping(data: dict[str, Any], file: Path) -> Config:
         file_naming=_file_naming(data.get("file-naming", "infer"), "file-naming", file),
         entity_types=_names(data.get("entity-types", []), "entity-types", file),
         listeners=_names(data.get("listeners", []), "listeners", file),
+        conformance=_mapping(data.get("conformance"), "conformance", file),
     )
+
+
+def _mapping(value: Any, key: str, file: Path) -> dict[str, Any] | None:
+    """A table the config holds for a command that reads it (which says what is wrong inside it)."""
+    if value is not None and not isinstance(value, dict):
+        raise ConfigError(f"{file}: {key} must be a table (per API: supported versions, passthrough, unsupported)")
+    return value
