@@ -83,19 +83,26 @@ def cli() -> None:
 @click.option("--no-cache", is_flag=True, help="Check every file again instead of reusing unchanged files' findings.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None, envvar="KRPC_LINT_CACHE_DIR",
               help="Where findings are cached (default: ~/.cache/krpc-lint).")
+@click.option("--fix", is_flag=True,
+              help="Apply the edits of fixable rules' findings to the linted files, then report what remains.")
+@click.option("--diff", "show_diff", is_flag=True,
+              help="Print the unified diff --fix would apply and write nothing; exit 1 when there is one.")
 @click.pass_context
 def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: str | None,
                  fail_on: str | None, select: tuple[str, ...], ignore: tuple[str, ...], preview: bool | None,
                  config_file: str | None,
                  baseline: str | None, output: str | None, color: bool | None, kafka_version: str | None,
                  write_baseline: str | None, changed_since: str | None, allow_empty: bool,
-                 no_siblings: bool, no_cache: bool, cache_dir: str | None) -> None:
+                 no_siblings: bool, no_cache: bool, cache_dir: str | None, fix: bool = False,
+                 show_diff: bool = False) -> None:
     """Lint spec files and directories (directories are searched for *.json)."""
     from linter.engine.cache import default_cache_dir
     from linter.engine.runner import collect_files, display_paths, lint, select_rules
 
     if not paths and changed_since is None:
         raise click.MissingParameter(ctx=ctx, param=next(p for p in ctx.command.params if p.name == "paths"))
+    if (fix or show_diff) and (write_baseline or (fix and show_diff)):
+        raise click.UsageError("--fix and --diff go neither together nor with --write-baseline")
 
     config = configured(
         config_file, select=select, ignore=ignore, preview=preview,
@@ -127,6 +134,15 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
         refuse_overlap(output, [*read, config.source, config.baseline],
                        "a linted path, the config or the baseline")
     report = lint(paths, config)
+    if fix or show_diff:
+        from linter.cli.lint_fix import apply_fixes
+        from linter.cli.lint_fix import show_diff as print_diff
+
+        linted = display_paths(collect_files(paths, config).files)
+        if show_diff:
+            ctx.exit(1 if print_diff(report, linted) else 0)
+        if apply_fixes(report, linted):
+            report = lint(paths, config)  # what remains
     _say_notes(report.notes)
     finish_report(ctx, report, fmt, output, config, color=color,
                   rules=select_rules(config).effective() if fmt == "sarif" else None,
@@ -269,7 +285,8 @@ def explain_text(rule: Rule) -> str:
         _section("Rationale", _paragraphs(rule.rationale)),
     ]
     if rule.hint:
-        parts.append(_section("How to fix", _paragraphs(rule.hint)))
+        fixable = "\n\nFixable: `krpc-lint lint --fix` applies the fix (`--diff` shows it)." if rule.fixable else ""
+        parts.append(_section("How to fix", _paragraphs(rule.hint) + fixable))
     if rule.references:
         parts.append(_section("References", "\n".join(f"- {ref}" for ref in rule.references)))
     definition = rule.check_def
@@ -343,6 +360,12 @@ for _command in (audit_command, replay_command, frames_group):
 from linter.cli.conformance_cmd import conformance_command
 
 cli.add_command(conformance_command)
+
+# --- size (linter/cli/size_cmd.py) ----------------------------------------------------------
+
+from linter.cli.size_cmd import size_command
+
+cli.add_command(size_command)
 
 if __name__ == "__main__":
     main()

@@ -14,15 +14,16 @@ import hashlib
 import json
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from linter.engine.findings import Finding
+from linter.engine.findings import Edit, Finding
 
 if TYPE_CHECKING:  # the rules' loader imports this module for its cache directory and files
     from linter.engine.rules import RuleSet
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 MAX_ENTRIES = 50_000
 STALE_AFTER_SECONDS = 7 * 24 * 3600
 
@@ -70,7 +71,7 @@ def _code_stamp() -> str:
 def fingerprint(ruleset: RuleSet, target: str = "") -> str:
     digest = hashlib.sha256(f"{CACHE_VERSION}\n{target}\n{_code_stamp()}".encode())
     for rule in ruleset.rules:
-        described = [rule.id, rule.name, ruleset.severity_of(rule), rule.category, rule.hint, rule.check]
+        described = [rule.id, rule.name, ruleset.severity_of(rule), rule.category, rule.hint, rule.check, rule.fixable]
         digest.update(json.dumps(described, sort_keys=True).encode())
     return digest.hexdigest()
 
@@ -81,14 +82,23 @@ Row = list[Any]  # a finding as cached: its fields in order
 def _findings(rows: Any) -> list[Finding] | None:
     """Findings from cached rows; anything malformed is a cache miss, never an error."""
     try:
-        return [Finding(*row) for row in rows]
+        return [_finding(row) for row in rows]
     except TypeError:
         return None
 
 
+def _finding(row: Row) -> Finding:
+    """A cached row: the nine fields, then the edits of its fix when it has one."""
+    finding = Finding(*row[:9])
+    return replace(finding, fix=tuple(Edit(*edit) for edit in row[9])) if len(row) > 9 else finding
+
+
 def _row(finding: Finding) -> Row:
-    return [finding.path, finding.line, finding.col, finding.rule, finding.name, finding.severity,
-            finding.category, finding.message, finding.hint]
+    row = [finding.path, finding.line, finding.col, finding.rule, finding.name, finding.severity,
+           finding.category, finding.message, finding.hint]
+    if finding.fix:
+        row.append([[edit.start, edit.end, edit.old, edit.new] for edit in finding.fix])
+    return row
 
 
 class ResultCache:

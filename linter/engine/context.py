@@ -9,6 +9,7 @@ from functools import cached_property
 from pathlib import Path as FsPath
 from typing import Any, TypeVar
 
+from linter.engine.findings import Edit
 from linter.engine.suppress import Suppression
 from linter.model.registry import StructRegistry
 from linter.model.schema import structure_issues
@@ -31,6 +32,7 @@ class Hit:
     file: str | None = None  # for directory checks: the file the hit belongs to
     offset: int | None = None  # a character offset instead of a JSON path (syntax errors)
     position: tuple[int, int] | None = None  # a known line and column (comments)
+    fix: tuple[Edit, ...] = ()  # the edits that fix it; kept only when the rule's YAML says ``fixable: true``
 
 
 class FileContext:

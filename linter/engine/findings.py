@@ -11,6 +11,17 @@ _COMPAT_KEYS = ("message_name", "versions", "released", "witness")
 
 
 @dataclass(frozen=True, slots=True, order=True)
+class Edit:
+    """Replace the text between two character offsets of a file (``start`` to ``end``, ``old`` as it was there)
+    with ``new``: the fix of a finding of a fixable rule (``krpc-lint lint --fix``)."""
+
+    start: int
+    end: int
+    old: str
+    new: str
+
+
+@dataclass(frozen=True, slots=True, order=True)
 class Finding:
     """One problem at one place: ``path:line:col: rule message``.
 
@@ -42,6 +53,8 @@ class Finding:
     versions: tuple[int, ...] = field(default=(), compare=False)
     released: bool | None = field(default=None, compare=False)
     witness: dict[str, Any] | None = field(default=None, compare=False)
+    # fixable rules only: the edits that fix it (``lint --fix``), in the JSON output only when there are some
+    fix: tuple[Edit, ...] = field(default=(), compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON output's form (docs/json-output.md); the compat keys only on compat findings.
@@ -58,6 +71,10 @@ class Finding:
                 del out[key]
         else:
             out["versions"] = list(self.versions)
+        if self.fix:
+            out["fix"] = [asdict(edit) for edit in self.fix]
+        else:
+            del out["fix"]
         return out
 
     def at_least(self, level: str) -> bool:

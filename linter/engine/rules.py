@@ -34,8 +34,8 @@ __all__ = ["NODE_KINDS", "Example", "Rule", "RuleError", "RuleSet", "builtin_com
 
 NODE_KINDS = ("message", "field", "struct")
 _REQUIRED = ("id", "name", "title", "severity", "category", "profiles", "rationale", "check")
-_OPTIONAL = ("hint", "references", "examples", "kafka", "status", "replaced-by")
-PACK_FORMAT = 2  # what a rule file may hold and how it is checked: a new format invalidates cached packs
+_OPTIONAL = ("hint", "references", "examples", "kafka", "status", "replaced-by", "fixable")
+PACK_FORMAT = 3  # what a rule file may hold and how it is checked: a new format invalidates cached packs
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,7 @@ class Rule:
     kafka_since: str | None = None  # the first release whose generator enforces it; examples are linted so
     status: str = "stable"  # one of STATUSES
     replaced_by: str | None = None  # the rule (id or name) to use instead of a deprecated or removed one
+    fixable: bool = False  # its findings carry the edit that fixes them (``lint --fix``, ``--diff``)
 
     @property
     def check_def(self) -> CheckDef | None:
@@ -240,6 +241,9 @@ def _rule_from(data: Any, source: str, validated: bool = False) -> Rule:
     profiles = tuple(data["profiles"] or ())
     if any(p not in PROFILES for p in profiles):
         raise RuleError(f"{source}: profiles must be among {', '.join(PROFILES)}")
+    fixable = data.get("fixable", False)
+    if not isinstance(fixable, bool):
+        raise RuleError(f"{source}: fixable must be true or false")
     check = data["check"]
     if not validated:  # checked once when the YAML was read; the cache holds only valid packs
         _validate_check(check, source)
@@ -259,6 +263,7 @@ def _rule_from(data: Any, source: str, validated: bool = False) -> Rule:
         kafka_messages=tuple((data.get("kafka") or {}).get("messages") or ()),
         source=source,
         kafka_since=_kafka_since(data.get("kafka"), source),
+        fixable=fixable,
         **_lifecycle(data, source),
     )
 

@@ -401,5 +401,5 @@ def _findings(ctx: FileContext, rule: Rule, hits: Iterable[Hit], ruleset: RuleSe
         else:
             line, col = 1, 1
         out.append(Finding(ctx.path, line, col, rule.id, rule.name, ruleset.severity_of(rule), rule.category,
-                           hit.message, rule.hint))
+                           hit.message, rule.hint, fix=hit.fix if rule.fixable else ()))
     return out

@@ -257,6 +257,17 @@ class Positions:
             node = self._parent[node]
         return tuple(reversed(names))
 
+    def exact(self, path: JsonPath) -> tuple[int, int] | None:
+        """Offsets of the key (-1 for an array element) and of the value at exactly ``path``, or ``None`` when
+        the document has no such value (no fallback, unlike ``offset_of``)."""
+        node = self.ROOT
+        for name in path:
+            child = self._child.get((node, name))
+            if child is None:
+                return None
+            node = child
+        return None if self._value_at[node] < 0 else (self._key_at[node], self._value_at[node])
+
     def offset_of(self, path: JsonPath, *, key: bool = False) -> int:
         """Offset of the value (or key) at ``path``; else its key (or value), else the closest ancestor's
         value (or key); else 0. One walk down the tree."""

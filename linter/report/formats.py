@@ -149,7 +149,7 @@ def render_text(report: Report, *, color: bool = False) -> str:
 
 def render_json(report: Report) -> str:
     data = report.to_dict()
-    data["findings"] = [{key: item[key] for key in (*JSON_FINDING_KEYS, *COMPAT_KEYS) if key in item}
+    data["findings"] = [{key: item[key] for key in (*JSON_FINDING_KEYS, *COMPAT_KEYS, "fix") if key in item}
                         for item in data["findings"]]
     return json_text(data)
 

@@ -77,6 +77,12 @@ def render_rules_markdown(rules: list[Rule] | None = None) -> str:
         "a `deprecated` one still runs, and naming it warns; a `removed` one never runs, and naming it is a usage "
         "error. The last two name the rule that replaces them.",
         "",
+        "A rule with one deterministic remedy says `fixable: true` in its YAML (its entry says Fixable): "
+        "`krpc-lint lint --fix` applies the fixes of its findings to the linted files, editing the text at the "
+        "finding's position only (comments, layout and every other byte kept; one atomic write per file), then "
+        "reports what remains; `krpc-lint lint --diff` prints the unified diff `--fix` would apply, writes "
+        "nothing and exits 1 when there is one. A fix that would delete a comment is not offered.",
+        "",
         "| id | name | severity | profiles | title |",
         "| --- | --- | --- | --- | --- |",
     ]
@@ -95,6 +101,9 @@ def render_rules_markdown(rules: list[Rule] | None = None) -> str:
                 out += ["", f"Status: {rule.status_text}."]
             if rule.hint:
                 out += ["", f"Fix: {rule.hint}"]
+            if rule.fixable:
+                out += ["", "Fixable: `krpc-lint lint --fix` applies this fix in place (comments and layout kept); "
+                        "`--diff` shows it."]
             if rule.kafka_since:
                 out += ["", f"Kafka's generator enforces it since {rule.kafka_since}; its examples are checked with "
                         f"`--kafka-version {rule.kafka_since}`."]

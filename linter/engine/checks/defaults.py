@@ -9,6 +9,7 @@ from typing import Any
 from linter.engine.checks.common import label
 from linter.engine.checks.registry import check, options
 from linter.engine.context import FileContext, Hit
+from linter.engine.fixes import member_removal
 from linter.model.defaults import DefaultError, parse_default
 
 
@@ -54,7 +55,7 @@ def redundant_default(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit
             continue
         if value == implicit and not spec.type.is_records:
             yield Hit(spec.child("default"), f'default "{spec.default}" of field {label(spec)} is the '
-                      "implicit default of its type")
+                      "implicit default of its type", fix=member_removal(ctx.document, spec.child("default")))
 
 
 @check("default-on-records")

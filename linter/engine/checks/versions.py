@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -10,6 +11,8 @@ from typing import Any
 from linter.engine.checks.common import label, versioned
 from linter.engine.checks.registry import check, options
 from linter.engine.context import FileContext, Hit
+from linter.engine.findings import Edit
+from linter.engine.fixes import value_edit
 from linter.model.registry import StructRegistry
 from linter.model.spec import FieldSpec, MessageSpec
 from linter.model.versions import NONE, Versions
@@ -231,7 +234,7 @@ def canonical_version_syntax(ctx: FileContext, options: dict[str, Any]) -> Itera
         return
     for path, text in _version_strings(value, ()):
         if isinstance(text, str) and text.strip() and not _STRICT_VERSIONS.fullmatch(text):
-            yield Hit(path, f'write "{text}" as {_canonical(text)}')
+            yield Hit(path, f'write "{text}" as {_canonical(text)}', fix=_canonical_edit(ctx, path, text))
 
 
 def _version_strings(node: Any, path: JsonPath) -> Iterator[tuple[JsonPath, Any]]:
@@ -244,6 +247,18 @@ def _version_strings(node: Any, path: JsonPath) -> Iterator[tuple[JsonPath, Any]
     elif isinstance(node, list):
         for index, child in enumerate(node):
             yield from _version_strings(child, (*path, index))
+
+
+def _canonical_edit(ctx: FileContext, path: JsonPath, text: str) -> tuple[Edit, ...]:
+    """The fix: the string replaced by its canonical spelling, when there is one."""
+    try:
+        parsed = Versions.parse(text)
+    except ValueError:
+        return ()
+    canonical = str(parsed) if parsed is not None else ""
+    if not _STRICT_VERSIONS.fullmatch(canonical):
+        return ()
+    return value_edit(ctx.document, path, json.dumps(canonical))
 
 
 def _canonical(text: str) -> str:

@@ -1,0 +1,138 @@
+"""Fixes: the text edits a fixable rule's findings carry, and applying them (``krpc-lint lint --fix``/``--diff``).
+
+An edit replaces the characters between two offsets of the file; everything else (comments, layout, line ends)
+is kept byte for byte. Checks build edits from the positions the parser recorded (``value_edit``,
+``member_removal``); ``planned_edits`` groups a report's edits by file and ``apply_edits`` applies the ones
+that do not overlap, in one pass, after checking that the text they replace is still there.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import stat
+import tempfile
+from collections.abc import Iterable
+
+from linter.engine.findings import Edit, Finding
+from linter.parse.document import SpecDocument
+from linter.parse.jsonc import JsonPath
+
+__all__ = ["apply_edits", "fixed_text", "member_removal", "planned_edits", "unified_diff", "value_edit",
+           "write_atomically"]
+
+_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\.)*"')
+_BLANK = re.compile(r"[ \t\r\n]*")
+
+
+def _string_span(document: SpecDocument, path: JsonPath) -> tuple[int, int, int] | None:
+    """Where the key of the JSON string at ``path`` starts (-1 in an array), and where the string starts and ends
+    (quotes included); ``None`` when the value there is no string, the path is not in the file, or the file
+    repeats a key (which one a fix would edit is not clear)."""
+    if document.duplicates:
+        return None
+    found = document.positions.exact(tuple(path))
+    if found is None:
+        return None
+    key, start = found
+    match = _STRING.match(document.text, start)
+    return (key, start, match.end()) if match else None
+
+
+def value_edit(document: SpecDocument, path: JsonPath, new: str) -> tuple[Edit, ...]:
+    """The edit that replaces the string value at ``path`` by ``new`` (JSON text, quotes included)."""
+    span = _string_span(document, path)
+    if span is None:
+        return ()
+    _, start, end = span
+    old = document.text[start:end]
+    return () if old == new else (Edit(start, end, old, new),)
+
+
+def member_removal(document: SpecDocument, path: JsonPath) -> tuple[Edit, ...]:
+    """The edit that removes the object member at ``path`` (a string value) with exactly one adjacent comma: the
+    one before it (and the blanks between), else the one after it (and the blanks that follow), else none (the
+    only member). No edit when a comment lies in what would be removed: comments are never deleted."""
+    span = _string_span(document, path)
+    if span is None or span[0] < 0:
+        return ()
+    key, value_start, value_end = span
+    text = document.text
+    head = text[key:value_start]  # "key" : (only blanks and the colon may be there)
+    if not re.fullmatch(r'"(?:[^"\\\x00-\x1f]|\\.)*"[ \t\r\n]*:[ \t\r\n]*', head):
+        return ()
+    before = key
+    while before > 0 and text[before - 1] in " \t\r\n":
+        before -= 1
+    after = _BLANK.match(text, value_end)
+    after_end = after.end() if after else value_end
+    if before > 0 and text[before - 1] == ",":
+        start, end = before - 1, value_end
+    elif text.startswith(",", after_end):
+        follow = _BLANK.match(text, after_end + 1)
+        start, end = key, follow.end() if follow else after_end + 1
+    elif before > 0 and text[before - 1] == "{" and text.startswith("}", after_end):
+        start, end = key, value_end  # the only member
+    else:
+        return ()  # a comment next to the member: leave it to the user
+    return (Edit(start, end, text[start:end], ""),)
+
+
+def planned_edits(findings: Iterable[Finding], files: Iterable[str]) -> dict[str, list[Edit]]:
+    """The edits of ``findings`` by file, for the files in ``files`` only (those the user named or walked)."""
+    allowed = set(files)
+    out: dict[str, list[Edit]] = {}
+    for finding in findings:
+        if finding.fix and finding.path in allowed:
+            out.setdefault(finding.path, []).extend(finding.fix)
+    return out
+
+
+def apply_edits(text: str, edits: Iterable[Edit]) -> tuple[str, int]:
+    """``text`` with the edits that do not overlap an earlier one (by position) and still find their text
+    applied, and how many were applied."""
+    parts: list[str] = []
+    cursor, applied = 0, 0
+    for edit in sorted(set(edits)):
+        if edit.start < cursor or text[edit.start:edit.end] != edit.old:
+            continue  # overlaps an edit already taken (the next run fixes it), or the file changed
+        parts += [text[cursor:edit.start], edit.new]
+        cursor, applied = edit.end, applied + 1
+    parts.append(text[cursor:])
+    return "".join(parts), applied
+
+
+def fixed_text(file: str, edits: Iterable[Edit]) -> tuple[str, str, int]:
+    """The text of ``file`` (UTF-8; a BOM kept as the character it is), that text with ``edits`` applied and how
+    many were applied. Offsets are the parser's, which reads a BOM as one blank: the same length."""
+    with open(file, "rb") as handle:
+        text = handle.read().decode("utf-8")
+    new, applied = apply_edits(text, edits)
+    return text, new, applied
+
+
+def unified_diff(file: str, old: str, new: str) -> str:
+    """What ``--diff`` prints for one file."""
+    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                 fromfile=f"a/{file}", tofile=f"b/{file}")
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def write_atomically(file: str, text: str) -> None:
+    """Replace the regular file ``file`` by ``text`` (UTF-8) in one step: a temporary file in its directory, with
+    its mode, then ``os.replace``. Raises ``OSError`` for anything but a regular file."""
+    info = os.stat(file, follow_symlinks=False)
+    if not stat.S_ISREG(info.st_mode):
+        raise OSError(f"{file}: not a regular file; not fixed")
+    directory = os.path.dirname(file) or "."
+    descriptor, temporary = tempfile.mkstemp(prefix=".krpc-lint-fix-", dir=directory)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+        os.chmod(temporary, stat.S_IMODE(info.st_mode))
+        os.replace(temporary, file)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise

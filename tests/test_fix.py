@@ -1,0 +1,132 @@
+"""``krpc-lint lint --fix`` / ``--diff``: the fixable rules' edits, applied at their positions only."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from linter import Config, lint
+from linter.cli.main import cli
+from linter.engine.findings import Edit
+from linter.engine.fixes import apply_edits, member_removal
+from linter.engine.runner import all_rules
+from linter.parse.document import read_document
+
+FIXABLE = [rule for rule in all_rules() if rule.fixable]
+INVALID = Path(__file__).resolve().parent.parent / "fixtures" / "invalid"
+CASES = {rule.id: next(INVALID.glob(f"{rule.id}-*.json")) for rule in FIXABLE}
+
+
+def _run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, ["lint", "--no-cache", "--profile", "strict", *args])
+    return result.exit_code, result.stdout
+
+
+def _hits(file: Path, rule: str) -> int:
+    return len([f for f in lint(str(file), Config(profile="strict", cache_dir=None)).findings if f.rule == rule])
+
+
+def _copy(tmp_path: Path, rule: str) -> Path:
+    target = tmp_path / CASES[rule].name
+    shutil.copyfile(CASES[rule], target)
+    return target
+
+
+def test_fixable_rules() -> None:
+    assert {rule.id for rule in FIXABLE} >= {"KL256", "KL551"}
+
+
+@pytest.mark.parametrize("rule", sorted(CASES))
+def test_fix_on_invalid_fixture(tmp_path: Path, rule: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    file = _copy(tmp_path, rule)
+    before = file.read_text(encoding="utf-8")
+    assert _hits(file, rule) >= 1
+    code, diff = _run("--select", rule, "--diff", file.name)
+    assert code == 1
+    assert file.read_text(encoding="utf-8") == before  # --diff writes nothing
+    code, _ = _run("--select", rule, "--fix", file.name)
+    assert code == 0
+    after = file.read_text(encoding="utf-8")
+    assert _hits(file, rule) == 0
+    # every byte but the edit is kept: the diff of the files is exactly what --diff showed
+    expected = "".join(difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
+                                            fromfile=f"a/{file.name}", tofile=f"b/{file.name}"))
+    assert diff == expected
+    assert sum(line.startswith("-") and not line.startswith("---") for line in diff.splitlines()) == 1
+    assert json.loads("\n".join(line for line in after.splitlines() if not line.lstrip().startswith("//")))
+    # idempotent
+    assert _run("--select", rule, "--diff", file.name) == (0, "")
+    _run("--select", rule, "--fix", file.name)
+    assert file.read_text(encoding="utf-8") == after
+
+
+def test_fix_keeps_comments_mode_and_others(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    text = ('// head\n{"type": "data", "name": "Example", "validVersions": "0-2", "flexibleVersions": "0+",\n'
+            ' "fields": [\n'
+            '  {"name": "Id", "type": "int32", "versions": /* since 0 */ " 0+ ", // trailing\n'
+            '   "default": "0" /* zero */, "about": "x"},\n'
+            '  {"name": "On", "type": "bool", "versions": "0+", "default": "false"}\n'
+            ' ]}\n')
+    file = tmp_path / "Example.json"
+    file.write_text(text, encoding="utf-8")
+    os.chmod(file, 0o640)
+    other = tmp_path / "Other.json"
+    shutil.copyfile(CASES["KL256"], other)
+    other_before = other.read_bytes()
+    code, _ = _run("--fix", "Example.json")
+    fixed = file.read_text(encoding="utf-8")
+    assert fixed == text.replace('" 0+ "', '"0+"').replace(', "default": "false"', "")
+    assert "/* since 0 */" in fixed and "// trailing" in fixed and "/* zero */" in fixed
+    assert os.stat(file).st_mode & 0o777 == 0o640
+    assert other.read_bytes() == other_before  # not named: never written
+    assert code == 0
+    assert not [name for name in os.listdir(tmp_path) if name.startswith(".krpc-lint-fix-")]
+
+
+def test_no_write_without_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    file = _copy(tmp_path, "KL551")
+    before = file.read_bytes()
+    _, out = _run("--format", "json", file.name)
+    assert file.read_bytes() == before
+    finding = next(f for f in json.loads(out)["findings"] if f["rule"] == "KL551")
+    assert list(finding)[-1] == "fix" and finding["fix"][0]["new"] == ""
+    assert all("fix" not in f for f in json.loads(out)["findings"] if f["rule"] != "KL551")
+
+
+def test_fix_and_diff_exclusive(tmp_path: Path) -> None:
+    file = _copy(tmp_path, "KL551")
+    code, _ = _run("--fix", "--diff", str(file))
+    assert code == 2
+
+
+@pytest.mark.parametrize(("member", "expected"), [
+    ('{"a": "1", "default": "0", "b": "2"}', '{"a": "1", "b": "2"}'),
+    ('{"default": "0", "b": "2"}', '{"b": "2"}'),
+    ('{\n  "default": "0",\n  "b": "2"\n}', '{\n  "b": "2"\n}'),
+    ('{"a": "1",\n "default": "0"\n}', '{"a": "1"\n}'),
+    ('{ "default": "0" }', '{  }'),
+    ('{"a": "1", // c\n "default": "0"}', None),  # the comma lies before a comment: no fix
+    ('{"a": "1", "default" /* c */ : "0"}', None),
+])
+def test_member_removal(member: str, expected: str | None) -> None:
+    edits = member_removal(read_document("A.json", member.encode()), ("default",))
+    if expected is None:
+        assert edits == ()
+    else:
+        assert apply_edits(member, edits) == (expected, 1)
+        assert json.loads(expected) is not None
+
+
+def test_apply_edits_skips_overlaps_and_stale() -> None:
+    text = "abcdef"
+    edits = [Edit(0, 2, "ab", "X"), Edit(1, 3, "bc", "Y"), Edit(4, 5, "zz", "Z"), Edit(5, 6, "f", "F")]
+    assert apply_edits(text, edits) == ("XcdeF", 2)
