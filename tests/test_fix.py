@@ -88,7 +88,7 @@ def test_fix_keeps_comments_mode_and_others(tmp_path: Path, monkeypatch: pytest.
     assert os.stat(file).st_mode & 0o777 == 0o640
     assert other.read_bytes() == other_before  # not named: never written
     assert code == 0
-    assert not [name for name in os.listdir(tmp_path) if name.startswith(".krpc-lint-fix-")]
+    assert sorted(os.listdir(tmp_path)) == ["Example.json", "Other.json"]  # no temporary file left behind
 
 
 def test_no_write_without_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -185,23 +185,11 @@ def emit(text: str, output: str | None = None, *, color: bool = False) -> None:
             with open(target, "w", encoding="utf-8") as stream:
                 stream.write(text)
             return
-        _replace_file(target.resolve() if target.is_symlink() else target, text)
+        from linter.parse.files import replace_file  # only when writing a file
+
+        replace_file(target.resolve() if target.is_symlink() else target, text)
     except OSError as exc:
         raise CliError(f"{output}: cannot write: {exc.strerror or exc}") from None
-
-
-def _replace_file(target: Path, text: str) -> None:
-    import tempfile  # only when writing a file: it costs a cold start milliseconds
-
-    handle, partial = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
-        os.chmod(partial, target.stat().st_mode & 0o777 if target.exists() else 0o644)  # not mkstemp's 0600
-        os.replace(partial, target)
-    except BaseException:
-        Path(partial).unlink(missing_ok=True)
-        raise
 
 
 def append_to(path: str | None, text: str) -> None:

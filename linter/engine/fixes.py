@@ -12,11 +12,11 @@ import difflib
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Iterable
 
 from linter.engine.findings import Edit, Finding
 from linter.parse.document import SpecDocument
+from linter.parse.files import replace_file
 from linter.parse.jsonc import JsonPath
 
 __all__ = ["apply_edits", "fixed_text", "member_removal", "planned_edits", "unified_diff", "value_edit",
@@ -120,19 +120,8 @@ def unified_diff(file: str, old: str, new: str) -> str:
 
 
 def write_atomically(file: str, text: str) -> None:
-    """Replace the regular file ``file`` by ``text`` (UTF-8) in one step: a temporary file in its directory, with
-    its mode, then ``os.replace``. Raises ``OSError`` for anything but a regular file."""
-    info = os.stat(file, follow_symlinks=False)
-    if not stat.S_ISREG(info.st_mode):
+    """Replace the regular file ``file`` by ``text`` with ``linter.parse.files.replace_file`` (one step, its
+    mode kept). Raises ``OSError`` for anything but a regular file: a link or a device is never written."""
+    if not stat.S_ISREG(os.stat(file, follow_symlinks=False).st_mode):
         raise OSError(f"{file}: not a regular file; not fixed")
-    directory = os.path.dirname(file) or "."
-    descriptor, temporary = tempfile.mkstemp(prefix=".krpc-lint-fix-", dir=directory)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-        os.chmod(temporary, stat.S_IMODE(info.st_mode))
-        os.replace(temporary, file)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    replace_file(file, text)

@@ -1,4 +1,5 @@
-"""The one way krpc-lint reads a file it is given: regular files only, never more than a cap.
+"""The one way krpc-lint reads a file it is given: regular files only, never more than a cap; and the one way
+it replaces a file it writes (``replace_file``).
 
 Hooks and the GitHub Action run on pull requests, so a path may name a FIFO (reading it would wait
 forever), a device such as ``/dev/zero`` (never ends) or a symbolic link to one. The file is opened
@@ -112,3 +113,21 @@ def _read_up_to(read: Callable[[int], bytes], limit: int, size: int | None = Non
         if size is not None and len(chunk) < want and total >= size:
             break
     return b"".join(chunks)
+
+
+def replace_file(path: str | os.PathLike[str], text: str) -> None:
+    """Replace (or create) ``path`` with ``text`` (UTF-8) in one step: a temporary sibling, given the file's
+    permission bits (0o644 for a new file, not mkstemp's 0o600), renamed over it, so a reader only ever sees the
+    old text or the whole new one (a report, a fixed spec)."""
+    import tempfile  # only when writing: it costs a cold start milliseconds
+
+    target = Path(path)
+    handle, partial = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
+            file.write(text)
+        os.chmod(partial, target.stat().st_mode & 0o777 if target.exists() else 0o644)
+        os.replace(partial, target)
+    except BaseException:
+        Path(partial).unlink(missing_ok=True)
+        raise
