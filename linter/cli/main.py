@@ -119,7 +119,8 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
     if changed_since is not None:
         paths = _changed_specs(changed_since, paths, config)
         read += _read_paths(paths, config)
-    files = collect_files(paths, config).files if fmt == "junit" else []
+    # the linted files, by name: junit's passing cases, and the only files --fix/--diff may edit
+    files = display_paths(collect_files(paths, config).files) if fmt == "junit" or fix or show_diff else []
     if write_baseline:
         refuse_overlap(write_baseline, [*read, config.source], "a linted path or the config")
         report = lint(paths, replace(config, baseline=None))
@@ -138,15 +139,14 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
         from linter.cli.lint_fix import apply_fixes
         from linter.cli.lint_fix import show_diff as print_diff
 
-        linted = display_paths(collect_files(paths, config).files)
         if show_diff:
-            ctx.exit(1 if print_diff(report, linted) else 0)
-        if apply_fixes(report, linted):
+            ctx.exit(1 if print_diff(report, files) else 0)
+        if apply_fixes(report, files):
             report = lint(paths, config)  # what remains
     _say_notes(report.notes)
     finish_report(ctx, report, fmt, output, config, color=color,
                   rules=select_rules(config).effective() if fmt == "sarif" else None,
-                  files=display_paths(files) if fmt == "junit" else None)
+                  files=files if fmt == "junit" else None)
 
 
 def _say_notes(notes: list[str]) -> None:
