@@ -80,6 +80,40 @@ def tokens(text: str) -> Iterator[tuple[str, int, int]]:
             pos = start + 1
 
 
+_STRUCTURAL = re.compile(r'[\[\]{}"/]')
+_SCALAR_END = re.compile(r'[^,\]}\s/]*+')
+
+
+def value_end(text: str, start: int) -> int:
+    """The offset just past the JSON value that starts at ``start`` of a well-formed JSON-with-comments text
+    (as the positional parser recorded it): where a fix inserts after it or cuts it out. Linear: brackets are
+    counted and strings and comments skipped, each character looked at a bounded number of times."""
+    if text.startswith('"', start):
+        return _end(_STRING_BODY.match(text, start + 1)) + 1
+    if not text.startswith(("{", "["), start):
+        return _end(_SCALAR_END.match(text, start))
+    depth, pos = 0, start
+    while True:
+        found = _STRUCTURAL.search(text, pos)
+        if found is None:
+            return len(text)
+        ch, pos = found.group(), found.start()
+        if ch == '"':
+            pos = _end(_STRING_BODY.match(text, pos + 1)) + 1
+        elif ch == "/":
+            if text.startswith("//", pos):
+                line_end = _EOL.search(text, pos)
+                pos = len(text) if line_end is None else line_end.start()
+            else:
+                close = text.find("*/", pos + 2)
+                pos = len(text) if close < 0 else close + 2
+        else:
+            depth += 1 if ch in "[{" else -1
+            pos += 1
+            if depth == 0:
+                return pos
+
+
 def strip_comments(text: str) -> str | None:
     """The text with each comment blanked to a space; ``None`` when a string or comment is left open (the
     positional parser then explains it). Strings cannot span lines in valid JSON, so without block
