@@ -72,27 +72,52 @@ def _short_labels(revisions: Sequence[Revision]) -> list[Revision]:
               help="Values per direction that cross-check each changed version judged compatible (default 4; 0: off).")
 @click.option("--no-witness", is_flag=True, help="Do not search for byte-level witnesses of wire breaks.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the generated values.")
+@click.option("--suggest", is_flag=True,
+              help="Print the spec edit that keeps every released version's bytes and moves each released wire "
+                   "break into a new version (a unified diff; json with --format json); write nothing. Exit 1 "
+                   "when a released wire break needs one.")
+@click.option("--fix", is_flag=True,
+              help="Write the edits --suggest shows into the new revision's files, then report what remains.")
 @click.pass_context
 def compat_command(ctx: click.Context, paths: tuple[str, ...], against: str | None, released: tuple[str, ...],
                    fmt: str, profile: str | None, fail_on: str | None, select: tuple[str, ...],
                    ignore: tuple[str, ...], preview: bool | None, config_file: str | None, baseline: str | None, output: str | None,
-                   color: bool | None, cross_check: int | None, no_witness: bool, seed: int) -> None:
+                   color: bool | None, cross_check: int | None, no_witness: bool, seed: int, suggest: bool = False,
+                   fix: bool = False) -> None:
     """Compare two revisions of the specs and classify every change.
 
     OLD and NEW are files, directories or git trees (REF:path). Categories: WIRE_BREAKING,
     NULLABILITY_WIDENED/NARROWED, DEFAULT_CHANGED, VERSION_DROPPED, MAX_VERSION_LOWERED,
     TAG_REMOVED, SOURCE_ONLY, SAFE; each wire break carries a witness from the codec.
+    With --suggest or --fix: the edit that moves each released wire break into a new version.
     """
     from linter.compat.compare import DEFAULT_CROSS_CHECK, compare
     from linter.compat.report import compat_ruleset, to_report
 
+    if suggest and (fix or fmt not in ("text", "json") or output):
+        raise click.UsageError("--suggest goes with --format text or json, without --fix or --output")
     if output:
         refuse_overlap(output, [*_disk_inputs(paths, against), config_file, baseline], "an input")
     old, new = _revisions(paths, against)
     config = configured(config_file, select=select, ignore=ignore, preview=preview, profile=profile, fail_on=fail_on,
                         baseline=baseline)
-    result = compare(old, new, released=_released(released), witnesses=not no_witness,
-                     cross_check=DEFAULT_CROSS_CHECK if cross_check is None else cross_check, seed=seed)
+    releases = _released(released)
+    checks = DEFAULT_CROSS_CHECK if cross_check is None else cross_check
+    result = compare(old, new, released=releases, witnesses=not (no_witness or suggest or fix), cross_check=checks,
+                     seed=seed)
+    if suggest or fix:
+        from linter.cli.compat_fix import (
+            apply_suggestions,
+            require_disk,
+            show_suggestions,
+        )
+
+        if suggest:
+            show_suggestions(ctx, result, fmt)
+        require_disk(result)
+        if apply_suggestions(result):
+            old, new = _revisions(paths, against)
+        result = compare(old, new, released=releases, witnesses=not no_witness, cross_check=checks, seed=seed)
     report = to_report(result, config)
     finish_report(ctx, report, fmt, output, config, color=color,
                   rules=compat_ruleset(config)[0].effective("compat") if fmt == "sarif" else None,

@@ -53,6 +53,7 @@ class CompatResult:
     old: Revision
     new: Revision
     pairs: list[PairResult]
+    unreleased: Unreleased | None = None  # which old versions never shipped (``compat --suggest`` keeps the rest)
 
     def changes(self) -> Iterable[tuple[PairResult, Change]]:
         for pair in self.pairs:
@@ -203,7 +204,7 @@ def compare(old: Revision, new: Revision, *, released: Revision | Sequence[Revis
             # added beside a removed API that kept its apiKey
             _reused(pair, pair.new, reserved.get((pair.new.type, pair.new.api_key)), witnesses)
         results.append(pair)
-    return CompatResult(old, new, results)
+    return CompatResult(old, new, results, unreleased)
 
 
 _UNBUILDABLE_ISSUES = ("version-syntax", "type-syntax", "array-of-arrays", "header-versions-syntax")
