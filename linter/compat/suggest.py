@@ -25,7 +25,12 @@ from linter.compat.compare import CompatResult, PairResult, unbuildable
 from linter.compat.diff import is_key_record
 from linter.compat.kinds import Category
 from linter.compat.layout import LayoutBuilder, LayoutError
-from linter.compat.suggest_text import copied_value, field_insertion, set_member
+from linter.compat.suggest_text import (
+    copied_value,
+    element_removal,
+    field_insertion,
+    set_member,
+)
 from linter.engine.context import FileContext
 from linter.engine.findings import Edit
 from linter.engine.fixes import apply_edits
@@ -341,6 +346,14 @@ def _added(plan: _Plan, new: FieldSpec, old_tags: dict[int, FieldSpec], scope: f
     if tagged_everywhere:
         return  # a tagged field with a new tag is safe in existing versions
     present = plan.wanted(_never, _present(new), scope)
+    if not present and any(_present(new)(v) for v in scope):
+        cut = element_removal(plan.new_doc, new.path)
+        if cut is None:
+            raise _Blocked(f"{label} is new but only in released versions; remove it")
+        plan.edits.append(cut)
+        plan.notes.append(f"{label}: removed (the new revision adds it to released versions only, and a new field "
+                          "can only start in a new version)")
+        return
     _ranges(plan, new, present, plan.wanted(_never, _tagged(new), present),
             plan.wanted(_never, _nullable(new), present), scope, label)
 
@@ -363,6 +376,10 @@ def _ranges(plan: _Plan, new: FieldSpec, present: frozenset[int], tagged: frozen
         value = None if wanted.empty and key != "versions" else str(wanted)
         plan.edits += set_member(plan.new_doc, new.path, key, value)
         plan.notes.append(f"{label}: {key} {current or 'none'} -> {value or 'none'}")
+    if new.default_given and new.default.strip() == "null" and nullable != present:
+        plan.edits += set_member(plan.new_doc, new.path, "default", None)
+        plan.notes.append(f"{label}: default null dropped, as the field is no longer nullable in all its versions "
+                          "(KL503); the default only fills a field the code leaves unset")
 
 
 def _nested(plan: _Plan, old: FieldSpec, new: FieldSpec, present: frozenset[int], label: str) -> None:

@@ -14,7 +14,7 @@ from linter.engine.fixes import apply_edits, member_removal, value_edit
 from linter.parse.document import SpecDocument
 from linter.parse.jsonc import JsonPath, value_end
 
-__all__ = ["copied_value", "field_insertion", "set_member"]
+__all__ = ["copied_value", "element_removal", "field_insertion", "set_member"]
 
 
 def set_member(document: SpecDocument, obj: JsonPath, key: str, value: str | None,
@@ -76,6 +76,21 @@ def field_insertion(document: SpecDocument, fields: JsonPath, index: int, texts:
     indent = _indent(text, last)
     joiner = f",\n{indent}" if indent is not None else ", "
     return Edit(end, end, "", joiner + joiner.join(texts))
+
+
+def element_removal(document: SpecDocument, path: JsonPath) -> Edit | None:
+    """The edit that cuts the array element at ``path`` with the comma before it (after it, for the first)."""
+    *array, index = path
+    if not isinstance(index, int) or document.positions.exact(path) is None:
+        return None
+    text = document.text
+    start = _at(document, path)
+    end = value_end(text, start)
+    if index > 0:
+        start = value_end(text, _at(document, (*array, index - 1)))
+    elif document.positions.exact((*array, 1)) is not None:
+        end = _at(document, (*array, 1))
+    return Edit(start, end, text[start:end], "")
 
 
 def _at(document: SpecDocument, path: JsonPath) -> int:
