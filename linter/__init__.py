@@ -38,8 +38,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from linter.codec.codec import Codec
     from linter.codec.errors import DecodeError, EncodeError, SpecError
-    from linter.compat.api import changelog, compare, compare_texts, matrix
+    from linter.compat.api import changelog, compare, compare_texts, matrix, suggest
     from linter.compat.sources import SourceError
+    from linter.compat.suggest import Suggestion
     from linter.engine.config import Config, ConfigError, load_config
     from linter.engine.findings import Finding, Report
     from linter.engine.runner import UsageError, all_rules, lint, lint_texts
@@ -52,13 +53,14 @@ _EXPORTS = {
     "UsageError": "linter.engine.runner", "all_rules": "linter.engine.runner", "lint": "linter.engine.runner",
     "lint_texts": "linter.engine.runner",
     "compare": "linter.compat.api", "compare_texts": "linter.compat.api", "changelog": "linter.compat.api",
-    "matrix": "linter.compat.api", "SourceError": "linter.compat.sources",
+    "matrix": "linter.compat.api", "suggest": "linter.compat.api", "Suggestion": "linter.compat.suggest",
+    "SourceError": "linter.compat.sources",
     "Codec": "linter.codec.codec", "DecodeError": "linter.codec.errors", "EncodeError": "linter.codec.errors",
     "SpecError": "linter.codec.errors",
 }
 __all__ = ["Codec", "Config", "ConfigError", "DecodeError", "EncodeError", "Finding", "Report", "SourceError",
-           "SpecError", "UsageError", "all_rules", "changelog", "compare", "compare_texts", "lint", "lint_texts", "load_config",
-           "matrix"]
+           "SpecError", "Suggestion", "UsageError", "all_rules", "changelog", "compare", "compare_texts", "lint",
+           "lint_texts", "load_config", "matrix", "suggest"]
 
 
 def __getattr__(name: str) -> Any:

@@ -108,6 +108,7 @@ LAZY_IMPORTS = {
     ("linter.codec.codec", "linter.engine.runner"): "only Codec.load lints a spec directory; bytes never load rules",
     ("linter.compat.api", "linter.compat.changelog"): "the library's changelog() only; compare() users skip it",
     ("linter.compat.api", "linter.compat.matrix"): "the library's matrix() only; compare() users skip it",
+    ("linter.compat.api", "linter.compat.suggest"): "the library's suggest() only; compare() users skip it",
     ("linter.compat.sources", "linter.engine.runner"): "only --changed-since asks; changelog and matrix skip rules",
     ("linter.engine.config", "linter.parse.yamlfile"): "YAML configs only: ruamel costs a cold start",
     ("linter.engine.rules", "linter.parse.yamlfile"): "rule YAML is read only when the pack cache is stale",

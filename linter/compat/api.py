@@ -17,6 +17,7 @@ from linter.engine.findings import Report
 if TYPE_CHECKING:
     from linter.compat.changelog import Changelog
     from linter.compat.matrix import Matrix
+    from linter.compat.suggest import Suggestion
 
 Source = str | os.PathLike[str] | Revision
 
@@ -85,6 +86,19 @@ def compare_texts(old: dict[str, str | bytes], new: dict[str, str | bytes], conf
 def _texts(label: str, texts: dict[str, str | bytes]) -> Revision:
     return Revision(label, {name: text.encode("utf-8") if isinstance(text, str) else text
                             for name, text in texts.items()})
+
+
+def suggest(old: Source, new: Source, *, released: Source | Sequence[Source] | None = None) -> list[Suggestion]:
+    """The spec edits that keep every released version's bytes and move each released wire break into a new
+    version (``krpc-lint compat --suggest``): per new-revision file, ``edits`` of ``text`` giving ``fixed``, or
+    ``blocked`` with why Kafka's format cannot carry the change in a new version.
+
+    >>> [(s.message, s.fixable) for s in suggest("fixtures/compat/demo/old", "fixtures/compat/demo/new")]
+    [('WidgetFetchRequest', False)]
+    """
+    from linter.compat.suggest import suggest as plan
+
+    return plan(compare_result(old, new, released=released, witnesses=False, cross_check=0))
 
 
 def changelog(old: Source, new: Source) -> Changelog:

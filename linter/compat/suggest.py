@@ -108,7 +108,21 @@ class _Plan:
 
 def suggest(result: CompatResult) -> list[Suggestion]:
     """One suggestion per new-revision file that needs an edit: the messages with a released wire break, and
-    the other half of their API (request and response move to the new version together)."""
+    the other half of their API (request and response move to the new version together).
+
+    >>> from linter.compat.api import compare_result
+    >>> from linter.compat.revision import Revision
+    >>> old = b'''{"name": "Example", "type": "data", "validVersions": "0-1", "flexibleVersions": "0+",
+    ...   "fields": [{"name": "A", "type": "int32", "versions": "0+"}, {"name": "B", "type": "int64", "versions": "0+"}]}'''
+    >>> new = old.replace(b', {"name": "B", "type": "int64", "versions": "0+"}', b"")
+    >>> result = compare_result(Revision("old", {"Example.json": old}), Revision("new", {"Example.json": new}))
+    >>> (fix,) = suggest(result)
+    >>> fix.notes
+    ('validVersions 0-1 -> 0-2 (v2 carries the change)', 'Example.B: put back for v0-1 (the new revision removed it from released versions)')
+    >>> print(fix.fixed)
+    {"name": "Example", "type": "data", "validVersions": "0-2", "flexibleVersions": "0+",
+      "fields": [{"name": "A", "type": "int32", "versions": "0+"}, {"name": "B", "type": "int64", "versions": "0-1"}]}
+    """
     broken = [pair for pair in result.pairs if _released_break(pair)]
     if not broken:
         return []
