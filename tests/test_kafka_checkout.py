@@ -299,3 +299,24 @@ def test_every_branch_of_the_history(kafka: Path) -> None:
     assert len(every.blobs) > 1100 and len(every.pairs) > 1100
     first_parent = extract(str(kafka), refs=names, first_parent=True)
     assert 0 < len(first_parent.pairs) <= len(every.pairs)
+
+
+def test_compat_fix_makes_kafkas_own_fix_of_a_released_break(kafka: Path, tmp_path: Path) -> None:
+    """KAFKA-8710 added ProducerId/ProducerEpoch to InitProducerId v2, which 2.4.0 had shipped without them;
+    KAFKA-9229 moved them to a new v3. ``compat --fix --against 2.4.0`` at the commit before that fix writes
+    exactly Kafka's fix: the file equals KAFKA-9229's, byte for byte."""
+    found = [line.split("\0") for line in git(kafka, "log", "--all", "--format=%h%x00%s").splitlines()]
+    fix = next(commit for commit, text in found if text.startswith("KAFKA-9229: Fix incompatible change"))
+    tree = tmp_path / "before-fix"
+    git(kafka, "worktree", "add", "-q", "--detach", str(tree), f"{fix}~1")
+    try:
+        files = [f"{MESSAGES}/InitProducerIdRequest.json", f"{MESSAGES}/InitProducerIdResponse.json"]
+        shown = run_cli("compat", "--suggest", "--against", "2.4.0", *files, cwd=tree)
+        assert shown.returncode == 1, shown.stderr
+        assert '+    { "name": "ProducerId", "type": "int64", "versions": "3+"' in shown.stdout
+        fixed = run_cli("compat", "--fix", "--against", "2.4.0", *files, cwd=tree)
+        assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+        assert git(tree, "diff", fix, "--", *files) == ""  # Kafka's own fix, to the byte
+        assert git(tree, "diff", "--stat", "HEAD", "--", files[1]) == ""  # the response already had v3
+    finally:
+        git(kafka, "worktree", "remove", "--force", str(tree))
