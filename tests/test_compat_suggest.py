@@ -270,3 +270,16 @@ def test_every_released_break_gets_a_verified_edit_or_a_reason(mutate, old, data
     _check_fixed(result, suggestions)
     if truth.label in ("add-regular-field", "remove-field"):
         assert all(s.fixable for s in suggestions if s.message in broken)
+
+
+def test_the_response_does_not_move_when_the_request_cannot(tmp_path: Path) -> None:
+    old, new = _api_dirs(tmp_path)
+    request = new / "ListOffsetsRequest.json"
+    request.write_text(request.read_text().replace('"ReplicaId", "type": "int32"', '"ReplicaId", "type": "int64"'))
+    _drop_field(request, "CurrentLeaderEpoch")
+    suggestions = suggest(compare_result(str(old), str(new), witnesses=False, cross_check=0))
+    assert [(Path(s.file).name, s.fixable) for s in suggestions] == [("ListOffsetsRequest.json", False)]
+    assert "int32 -> int64" in suggestions[0].blocked[0]
+    shown = CliRunner().invoke(cli, ["compat", "--fix", str(old), str(new)])
+    assert shown.exit_code == 1 and "two-field form" in shown.stderr
+    assert (new / "ListOffsetsResponse.json").read_bytes() == (old / "ListOffsetsResponse.json").read_bytes()

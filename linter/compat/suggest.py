@@ -131,13 +131,21 @@ def suggest(result: CompatResult) -> list[Suggestion]:
         tops[_api(pair)] = max(tops.get(_api(pair), -1), _own_top(result, pair))
     chosen = [pair for pair in result.pairs if _api(pair) in tops and pair.old is not None and pair.new is not None
               and pair.old_file is not None and pair.new_file is not None and pair.error is None]
-    out = []
-    for pair in chosen:
-        top = max(tops[_api(pair)], _own_top(result, pair))
-        made = _suggest_pair(result, pair, top, pair in broken)
-        if made is not None:
-            out.append(made)
-    return out
+    made = [(pair, _suggest_pair(result, pair, max(tops[_api(pair)], _own_top(result, pair)), pair in broken))
+            for pair in chosen]
+    stuck = {_api(pair) for pair, suggestion in made if suggestion is not None and suggestion.blocked}
+    return [_held_back(suggestion) if _api(pair) in stuck else suggestion
+            for pair, suggestion in made if suggestion is not None and (_api(pair) not in stuck or pair in broken)]
+
+
+def _held_back(suggestion: Suggestion) -> Suggestion:
+    """A message of an API whose other half cannot move to a new version does not move either: its own edit
+    would leave request and response on different versions."""
+    if suggestion.blocked:
+        return suggestion
+    return Suggestion(suggestion.file, suggestion.message, suggestion.text, notes=suggestion.notes,
+                      blocked=("the other message of its API cannot carry its change in a new version (explained "
+                               "there), so this one keeps its versions too",))
 
 
 def _released_break(pair: PairResult) -> bool:
