@@ -283,3 +283,16 @@ def test_the_response_does_not_move_when_the_request_cannot(tmp_path: Path) -> N
     shown = CliRunner().invoke(cli, ["compat", "--fix", str(old), str(new)])
     assert shown.exit_code == 1 and "two-field form" in shown.stderr
     assert (new / "ListOffsetsResponse.json").read_bytes() == (old / "ListOffsetsResponse.json").read_bytes()
+
+
+def test_flexible_versions_start_at_the_new_version_when_the_change_needs_them() -> None:
+    """KIP-636's shape: tagged ErrorCode/ErrorMessage need a flexible version; OffsetDelete v0 was not one, so
+    the new revision made v0 flexible (a break). The edit makes v1 the first flexible version instead."""
+    result = compare_result("fixtures/compat/kip636/old", "fixtures/compat/kip636/new", witnesses=False,
+                            cross_check=0)
+    (fix,) = suggest(result)
+    assert fix.fixable
+    fixed = _message(fix.file, fix.fixed)
+    assert (str(fixed.versions), str(fixed.flexible)) == ("0-1", "1+")
+    assert all(str(spec.tagged_versions) == "1+" for spec, _ in fixed.all_fields() if spec.tag is not None)
+    _check_fixed(result, [fix])

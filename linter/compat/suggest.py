@@ -365,9 +365,10 @@ def _added(plan: _Plan, new: FieldSpec, old_tags: dict[int, FieldSpec], scope: f
         raise _Blocked(_reused_tag(new, old_tags[new.tag], label, old_tags))
     tagged_everywhere = new.tag is not None and new.tagged_versions is not None \
         and new.versions is not None and new.tagged_versions.contains(new.versions)
-    if tagged_everywhere:
-        return  # a tagged field with a new tag is safe in existing versions
-    present = plan.wanted(_never, _present(new), scope)
+    # a tagged field with a new tag is safe in existing versions, where they are flexible
+    released: Callable[[int], bool] = (lambda v: _present(new)(v) and plan.old.flexible.contains(v)) \
+        if tagged_everywhere else _never
+    present = plan.wanted(released, _present(new), scope)
     if not present and any(_present(new)(v) for v in scope):
         cut = element_removal(plan.new_doc, new.path)
         if cut is None:
@@ -376,8 +377,8 @@ def _added(plan: _Plan, new: FieldSpec, old_tags: dict[int, FieldSpec], scope: f
         plan.notes.append(f"{label}: removed (the new revision adds it to released versions only, and a new field "
                           "can only start in a new version)")
         return
-    _ranges(plan, new, present, plan.wanted(_never, _tagged(new), present),
-            plan.wanted(_never, _nullable(new), present), scope, label)
+    _ranges(plan, new, present, plan.wanted(released, _tagged(new), present),
+            plan.wanted(_nullable(new), _nullable(new), present), scope, label)
 
 
 def _ranges(plan: _Plan, new: FieldSpec, present: frozenset[int], tagged: frozenset[int],
