@@ -18,7 +18,6 @@ revision's at each released version and with the new revision's at its top.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from linter.compat.compare import CompatResult, PairResult, unbuildable
@@ -84,26 +83,57 @@ class _Plan:
         return self.new.versions.highest
 
     @property
-    def scope(self) -> frozenset[int]:
+    def scope(self) -> _Span:
         assert self.new.versions is not None
-        return frozenset(range(self.new.versions.lowest, self.top + 1))
+        return _Span.of(Versions(self.new.versions.lowest, self.top))
 
-    def wanted(self, old_has: Callable[[int], bool], new_has: Callable[[int], bool],
-               scope: Iterable[int]) -> frozenset[int]:
-        """The versions of ``scope`` where F has the attribute: the old revision's answer up to the released
-        top, the new revision's answer at its top version (or at the version itself, for versions it added)
-        above it."""
-        return frozenset(v for v in scope
-                         if (old_has(v) if v <= self.frozen else new_has(min(v, self.new_top))))
+    def wanted(self, old: Versions, new: Versions, scope: _Span) -> _Span:
+        """The versions of ``scope`` where F has an attribute the old revision has in ``old`` and the new one in
+        ``new``: the old answer up to the released top, the new answer above it (for versions past the new
+        revision's top, its answer at its top). Range arithmetic: no work per version number."""
+        above = Versions(max(self.new_top, self.frozen) + 1, self.top) if new.contains(self.new_top) else NONE
+        parts = (old.intersect(Versions(0, self.frozen)), new.intersect(Versions(self.frozen + 1, self.new_top)), above)
+        return _Span.of(*parts).within(scope)
 
-    def as_range(self, versions: frozenset[int], what: str) -> Versions:
+    def as_range(self, versions: _Span, what: str) -> Versions:
         """``versions`` written as one range (open-ended when it reaches the new top)."""
         if not versions:
             return NONE
-        low, high = min(versions), max(versions)
-        if len(versions) != high - low + 1:
-            raise _Blocked(f"{what} would need versions {_listed(versions)}, which is not one range")
+        if len(versions.parts) > 1:
+            raise _Blocked(f"{what} would need versions {versions}, which is not one range")
+        low, high = versions.parts[0]
         return Versions(low, SHORT_MAX if high == self.top else high)
+
+
+@dataclass(frozen=True)
+class _Span:
+    """A set of versions as sorted, disjoint, non-adjacent ranges: what a wanted attribute may come to before it
+    is known to be one range."""
+
+    parts: tuple[tuple[int, int], ...] = ()
+
+    @staticmethod
+    def of(*ranges: Versions) -> _Span:
+        merged: list[tuple[int, int]] = []
+        for low, high in sorted((r.lowest, r.highest) for r in ranges if not r.empty):
+            if merged and low <= merged[-1][1] + 1:
+                merged[-1] = (merged[-1][0], max(high, merged[-1][1]))
+            else:
+                merged.append((low, high))
+        return _Span(tuple(merged))
+
+    def within(self, other: _Span) -> _Span:
+        return _Span.of(*(Versions(a, b).intersect(Versions(c, d)) for a, b in self.parts for c, d in other.parts))
+
+    def reaches(self, version: int) -> bool:
+        """Whether some version of the set is at or below ``version``."""
+        return bool(self.parts) and self.parts[0][0] <= version
+
+    def __bool__(self) -> bool:
+        return bool(self.parts)
+
+    def __str__(self) -> str:
+        return ", ".join(str(Versions(low, high)) for low, high in self.parts) or "none"
 
 
 def suggest(result: CompatResult) -> list[Suggestion]:
@@ -226,12 +256,12 @@ def _message_level(plan: _Plan) -> None:
         wanted = f"{new.versions.lowest}-{plan.top}"
         plan.edits += set_member(plan.new_doc, (), "validVersions", wanted)
         plan.notes.append(f"validVersions {new.versions} -> {wanted} (v{plan.top} carries the change)")
-    flexible = plan.wanted(old.flexible.contains, new.flexible.contains, plan.scope)
+    flexible = plan.wanted(old.flexible, new.flexible, plan.scope)
     ranged = plan.as_range(flexible, "flexibleVersions")
     if flexible and not ranged.open_ended:
         raise _Blocked("flexibleVersions is open-ended: once a version is flexible every later one is, so a new "
                        "version cannot go back to the classic encoding")
-    if frozenset(v for v in plan.scope if new.flexible.contains(v)) != flexible:
+    if _Span.of(new.flexible).within(plan.scope) != flexible:
         plan.edits += set_member(plan.new_doc, (), "flexibleVersions", str(ranged), after=("validVersions",))
         plan.notes.append(f"flexibleVersions {new.flexible} -> {ranged}")
 
@@ -248,7 +278,7 @@ def _common_structs(plan: _Plan) -> None:
 
 
 def _struct(plan: _Plan, old_fields: tuple[FieldSpec, ...], new_fields: tuple[FieldSpec, ...],
-            scope: frozenset[int], fields_path: JsonPath, where: str) -> None:
+            scope: _Span, fields_path: JsonPath, where: str) -> None:
     """Plan the fields of one struct, the old revision's and the new one's paired by name (or as renamed)."""
     pairs = _paired(old_fields, new_fields)
     _check_order(pairs, where)
@@ -294,31 +324,24 @@ def _index(spec: FieldSpec) -> int:
     return int(spec.path[-1]) if spec.path and isinstance(spec.path[-1], int) else 0
 
 
-def _present(spec: FieldSpec) -> Callable[[int], bool]:
-    versions = spec.versions or NONE
-    return versions.contains
+def _present(spec: FieldSpec) -> Versions:
+    return spec.versions or NONE
 
 
-def _tagged(spec: FieldSpec) -> Callable[[int], bool]:
+def _tagged(spec: FieldSpec) -> Versions:
     tagged = spec.tagged_versions if spec.tag is not None and spec.tagged_versions is not None else NONE
-    present = spec.versions or NONE
-    return lambda v: tagged.contains(v) and present.contains(v)
+    return tagged.intersect(_present(spec))
 
 
-def _nullable(spec: FieldSpec) -> Callable[[int], bool]:
-    nullable = spec.nullable_versions or NONE
-    return nullable.contains
+def _nullable(spec: FieldSpec) -> Versions:
+    return spec.nullable_versions or NONE
 
 
-def _never(version: int) -> bool:
-    return False
-
-
-def _kept(plan: _Plan, old: FieldSpec, new: FieldSpec, old_tags: dict[int, FieldSpec], scope: frozenset[int],
+def _kept(plan: _Plan, old: FieldSpec, new: FieldSpec, old_tags: dict[int, FieldSpec], scope: _Span,
           where: str) -> None:
     label = f"{where}.{new.name}"
     present = plan.wanted(_present(old), _present(new), scope)
-    released = any(v <= plan.frozen for v in present)
+    released = present.reaches(plan.frozen)
     if released and _retyped(old, new):
         raise _Blocked(_two_field_form(plan, old, new, label))
     if old.tag is not None and new.tag is not None and old.tag != new.tag:
@@ -345,8 +368,8 @@ def _retyped(old: FieldSpec, new: FieldSpec) -> bool:
 
 
 def _two_field_form(plan: _Plan, old: FieldSpec, new: FieldSpec, label: str) -> str:
-    kept = plan.wanted(_present(old), _never, plan.scope)
-    old_range = str(Versions(min(kept), max(kept))) if kept else "none"
+    kept = plan.wanted(_present(old), NONE, plan.scope)
+    old_range = str(Versions(kept.parts[0][0], kept.parts[-1][1])) if kept else "none"
     return (f"{label} changes type {old.type_text} -> {new.type_text}: Kafka's format gives a field one type in "
             f"every version, so a new version cannot retype it. Use the two-field form: keep "
             f'{{"name": "{old.name}", "type": "{old.type_text}", "versions": "{old_range}"}} and add '
@@ -359,17 +382,16 @@ def _reused_tag(new: FieldSpec, owner: FieldSpec, label: str, old_tags: dict[int
             f"the released versions read it as {owner.name}; give {new.name} a fresh tag such as {fresh}")
 
 
-def _added(plan: _Plan, new: FieldSpec, old_tags: dict[int, FieldSpec], scope: frozenset[int], where: str) -> None:
+def _added(plan: _Plan, new: FieldSpec, old_tags: dict[int, FieldSpec], scope: _Span, where: str) -> None:
     label = f"{where}.{new.name}"
     if new.tag is not None and new.tag in old_tags:
         raise _Blocked(_reused_tag(new, old_tags[new.tag], label, old_tags))
     tagged_everywhere = new.tag is not None and new.tagged_versions is not None \
         and new.versions is not None and new.tagged_versions.contains(new.versions)
     # a tagged field with a new tag is safe in existing versions, where they are flexible
-    released: Callable[[int], bool] = (lambda v: _present(new)(v) and plan.old.flexible.contains(v)) \
-        if tagged_everywhere else _never
+    released = _present(new).intersect(plan.old.flexible) if tagged_everywhere else NONE
     present = plan.wanted(released, _present(new), scope)
-    if not present and any(_present(new)(v) for v in scope):
+    if not present and _Span.of(_present(new)).within(scope):
         cut = element_removal(plan.new_doc, new.path)
         if cut is None:
             raise _Blocked(f"{label} is new but only in released versions; remove it")
@@ -377,16 +399,16 @@ def _added(plan: _Plan, new: FieldSpec, old_tags: dict[int, FieldSpec], scope: f
         plan.notes.append(f"{label}: removed (the new revision adds it to released versions only, and a new field "
                           "can only start in a new version)")
         return
-    _ranges(plan, new, present, plan.wanted(released, _tagged(new), present),
+    _ranges(plan, new, present, plan.wanted(released.intersect(_tagged(new)), _tagged(new), present),
             plan.wanted(_nullable(new), _nullable(new), present), scope, label)
 
 
-def _ranges(plan: _Plan, new: FieldSpec, present: frozenset[int], tagged: frozenset[int],
-            nullable: frozenset[int], scope: frozenset[int], label: str) -> None:
+def _ranges(plan: _Plan, new: FieldSpec, present: _Span, tagged: _Span, nullable: _Span, scope: _Span,
+            label: str) -> None:
     """Edit the field's three ranges where F's differ from the new revision's within ``scope``."""
     wanted_tagged = plan.as_range(tagged, f"{label} taggedVersions")
     if tagged and not wanted_tagged.open_ended:
-        raise _Blocked(f"{label} would be tagged in {_listed(tagged)} only: taggedVersions is open-ended (a field "
+        raise _Blocked(f"{label} would be tagged in {tagged} only: taggedVersions is open-ended (a field "
                        "tagged in a version stays tagged in every later one), so it cannot become a regular field "
                        "in a new version; keep it tagged")
     for key, versions, wanted, current in (
@@ -394,7 +416,7 @@ def _ranges(plan: _Plan, new: FieldSpec, present: frozenset[int], tagged: frozen
             ("taggedVersions", tagged, wanted_tagged, new.tagged_versions if new.tag is not None else None),
             ("nullableVersions", nullable, plan.as_range(nullable, f"{label} nullableVersions"),
              new.nullable_versions)):
-        if frozenset(v for v in scope if (current or NONE).contains(v)) == versions:
+        if _Span.of(current or NONE).within(scope) == versions:
             continue
         value = None if wanted.empty and key != "versions" else str(wanted)
         plan.edits += set_member(plan.new_doc, new.path, key, value)
@@ -405,7 +427,7 @@ def _ranges(plan: _Plan, new: FieldSpec, present: frozenset[int], tagged: frozen
                           "(KL503); the default only fills a field the code leaves unset")
 
 
-def _nested(plan: _Plan, old: FieldSpec, new: FieldSpec, present: frozenset[int], label: str) -> None:
+def _nested(plan: _Plan, old: FieldSpec, new: FieldSpec, present: _Span, label: str) -> None:
     """An inline struct's fields, against the old revision's fields of that struct (inline or common)."""
     if not new.fields:
         return
@@ -419,7 +441,7 @@ def _common_fields(message: MessageSpec, spec: FieldSpec) -> tuple[FieldSpec, ..
 
 
 def _removed(plan: _Plan, pairs: list[tuple[FieldSpec | None, FieldSpec | None]], new_fields: tuple[FieldSpec, ...],
-             scope: frozenset[int], fields_path: JsonPath, where: str) -> None:
+             scope: _Span, fields_path: JsonPath, where: str) -> None:
     """Put back, for the released versions only, the fields the new revision dropped from them."""
     anchor = 0  # the new list's index the next put-back field goes before
     for old, new in pairs:
@@ -433,25 +455,25 @@ def _removed(plan: _Plan, pairs: list[tuple[FieldSpec | None, FieldSpec | None]]
             plan.inserts.setdefault((fields_path, min(anchor, len(new_fields))), []).append(restored)
 
 
-def _restored(plan: _Plan, old: FieldSpec, scope: frozenset[int], label: str) -> str | None:
+def _restored(plan: _Plan, old: FieldSpec, scope: _Span, label: str) -> str | None:
     """The old field's text with its ranges cut to the released versions, or ``None`` when it need not return
     (it had no released version, or it was tagged in all of them: a removed tag breaks no byte)."""
-    present = plan.wanted(_present(old), _never, scope)
+    present = plan.wanted(_present(old), NONE, scope)
     if not present:
         return None
-    tagged = frozenset(v for v in present if _tagged(old)(v))
+    tagged = _Span.of(_tagged(old)).within(present)
     if tagged == present:
         return None
     if tagged:
-        raise _Blocked(f"{label} was tagged in {_listed(tagged)}: taggedVersions is open-ended, so the field "
+        raise _Blocked(f"{label} was tagged in {tagged}: taggedVersions is open-ended, so the field "
                        "cannot stop in a new version; keep it")
-    nullable = frozenset(v for v in present if _nullable(old)(v))
+    nullable = _Span.of(_nullable(old)).within(present)
     edits = set_member(plan.old_doc, old.path, "versions", str(plan.as_range(present, label)))
     if old.nullable_versions is not None and not old.nullable_versions.empty:
         nullable_range = plan.as_range(nullable, label)
         edits += set_member(plan.old_doc, old.path, "nullableVersions",
                             None if nullable_range.empty else str(nullable_range))
-    plan.notes.append(f"{label}: put back for v{_listed(present)} (the new revision removed it from released "
+    plan.notes.append(f"{label}: put back for v{present} (the new revision removed it from released "
                       "versions)")
     return copied_value(plan.old_doc, old.path, edits)
 
@@ -478,7 +500,7 @@ def _verify(plan: _Plan, file: str, fixed: str) -> None:
         raise _Blocked(f"no edit found that keeps the released bytes ({why})")
     try:
         fixed_layouts, old_layouts = LayoutBuilder(message), LayoutBuilder(plan.old)
-        for version in _released(plan):
+        for version in _released(plan, fixed_layouts, old_layouts):
             if fixed_layouts.build(version).signature != old_layouts.build(version).signature:
                 raise _Blocked(f"no edit of this spec keeps v{version}'s released bytes and carries the change")
         if fixed_layouts.build(plan.top).signature != LayoutBuilder(plan.new).build(plan.new_top).signature:
@@ -487,13 +509,10 @@ def _verify(plan: _Plan, file: str, fixed: str) -> None:
         raise _Blocked(f"no edit found that keeps the released bytes ({exc})") from exc
 
 
-def _released(plan: _Plan) -> Iterator[int]:
+def _released(plan: _Plan, *builders: LayoutBuilder) -> list[int]:
+    """One released version per segment of versions that every builder treats alike (the layouts of a segment
+    are one layout): the comparison costs the spec's size, not its version numbers."""
     assert plan.old.versions is not None
-    return (v for v in plan.old.versions if v <= plan.frozen and v in plan.scope)
-
-
-def _listed(versions: Iterable[int]) -> str:
-    ordered = sorted(versions)
-    if ordered and len(ordered) == ordered[-1] - ordered[0] + 1:
-        return str(Versions(ordered[0], ordered[-1]))
-    return ", ".join(map(str, ordered))
+    low = max(plan.old.versions.lowest, plan.scope.parts[0][0])
+    points = {low} | {point for builder in builders for point in builder.boundaries}
+    return sorted(v for v in points if low <= v <= plan.frozen)
