@@ -150,6 +150,8 @@ def test_a_wire_break_in_a_pull_request_fails_with_annotation_summary_and_sarif(
             "WidgetFetchRequest (v0-3): MaxWaitMs: int32 -> int64 |") in summary
     assert "- **WidgetFetchRequest**: versions 0-3 → 0-4" in summary
     assert "*wire-breaking* (v0-3): MaxWaitMs: int32 -> int64" in summary
+    assert "### Suggested fix of the released wire breaks" in summary  # compat --suggest: a retype is explained
+    assert "MaxWaitMs changes type int32 -> int64" in summary and "two-field form" in summary
 
     assert runner.outputs() == {"findings": "2", "errors": "1", "warnings": "0", "failed": "true",
                                 "sarif-file": "results/krpc-lint.sarif"}
@@ -160,6 +162,22 @@ def test_a_wire_break_in_a_pull_request_fails_with_annotation_summary_and_sarif(
             for r in run["results"]] == [("KL1003", "error", 24), ("KL1061", "note", 26)]
     rule_ids = {rule["id"] for rule in run["tool"]["driver"]["rules"]}
     assert {"KL301", "KL1003"} <= rule_ids
+
+
+def test_the_summary_shows_the_edit_that_keeps_the_released_bytes(runner: Runner, tmp_path: Path) -> None:
+    head = _retype_reverted(tmp_path)
+    spec = head / "WidgetFetchRequest.json"
+    text = spec.read_text()
+    start = text.index('{ "name": "MaxWaitMs"')
+    spec.write_text(text[:start] + text[text.index("{", text.index("}", start)):])  # MaxWaitMs removed
+    result = runner.check("pull_request", _pull_request(runner.repo, head))
+    assert result.returncode == 1, result.stdout + result.stderr
+    summary = runner.summary.read_text()
+    section = summary.split("### Suggested fix of the released wire breaks", 1)[1].split("### Protocol", 1)[0]
+    assert f"<summary>{SPEC_DIR}/WidgetFetchRequest.json: WidgetFetchRequest</summary>" in section
+    # the change already adds v4 to both messages, so v4 carries the removal: no bump, the response unchanged
+    assert "WidgetFetchResponse" not in section and "validVersions" not in section
+    assert '+    { "name": "MaxWaitMs", "type": "int32", "versions": "0-3"' in section
 
 
 def test_a_safe_change_passes_unless_fail_on_is_lowered(runner: Runner, tmp_path: Path) -> None:

@@ -296,3 +296,20 @@ def test_flexible_versions_start_at_the_new_version_when_the_change_needs_them()
     assert (str(fixed.versions), str(fixed.flexible)) == ("0-1", "1+")
     assert all(str(spec.tagged_versions) == "1+" for spec, _ in fixed.all_fields() if spec.tag is not None)
     _check_fixed(result, [fix])
+
+
+def test_a_rename_and_a_safe_tagged_field_beside_a_removal_are_left_as_they_are(tmp_path: Path) -> None:
+    """The demo's new revision renames RackId and adds a tagged field to existing versions (both fine); with
+    MaxWaitMs removed too, only MaxWaitMs comes back, for the released versions."""
+    new = tmp_path / "new"
+    shutil.copytree("fixtures/compat/demo/new", new)
+    spec = new / "WidgetFetchRequest.json"
+    text = spec.read_text().replace('"MaxWaitMs", "type": "int64"', '"MaxWaitMs", "type": "int32"')
+    start = text.index('{ "name": "MaxWaitMs"')
+    spec.write_text(text[:start] + text[text.index("{", text.index("}", start)):])
+    result = compare_result("fixtures/compat/demo/old", str(new), witnesses=False, cross_check=0)
+    (fix,) = suggest(result)
+    assert fix.notes == ("WidgetFetchRequest.MaxWaitMs: put back for v0-3 (the new revision removed it from "
+                         "released versions)",)
+    assert '"ClientRackId"' in fix.fixed and '"RackId"' not in fix.fixed
+    _check_fixed(result, [fix])

@@ -22,6 +22,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from html import escape
 from pathlib import Path
 
 from linter.cli.action_conformance import run_conformance_mode
@@ -37,8 +38,10 @@ from linter.compat.sources import (
     first_line,
     run_git,
 )
+from linter.compat.suggest import Suggestion, suggest
 from linter.engine.config import Config, load_config
 from linter.engine.findings import Finding, Report
+from linter.engine.fixes import unified_diff
 from linter.engine.levels import SEVERITIES
 from linter.engine.runner import lint, select_rules
 from linter.errors import KrpcLintError
@@ -137,6 +140,7 @@ class Outcome:
     config: Config
     released: str = ""  # where the knowledge of what shipped came from (releases.Released.source)
     elsewhere: int | None = None  # lint findings in files the change does not touch; None: every file is shown
+    suggestions: tuple[Suggestion, ...] = ()  # compat --suggest: the edits that keep the released bytes
 
     @property
     def fail_on(self) -> str:
@@ -179,7 +183,7 @@ def check(inputs: Inputs, env: Mapping[str, str]) -> Outcome:
     released = resolve_released(inputs.released, ".")
     result = compare_result(old, new, released=released.revisions)
     return Outcome(lint_report, to_report(result, config), changelog(old, new, result), base, why, config,
-                   released.source, elsewhere)
+                   released.source, elsewhere, tuple(suggest(result)))
 
 
 def changed_only(report: Report, base: str, paths: Sequence[str], config: Config) -> tuple[Report, int]:
@@ -248,11 +252,37 @@ def job_summary(outcome: Outcome) -> str:
         if len(findings) > MAX_TABLE_ROWS:
             lines.append(f"\n… and {len(findings) - MAX_TABLE_ROWS} more: see the step's log or the SARIF file.")
         lines.append("")
+    if outcome.suggestions:
+        lines += ["### Suggested fix of the released wire breaks", "", _suggestions_section(outcome.suggestions)]
     if outcome.changelog is not None:
         lines += ["### Protocol changelog of this change", ""]
         lines.append(_changelog_section(outcome.changelog) if outcome.changelog.entries
                      else "No API or record changed.\n")
     return "\n".join(lines) + "\n"
+
+
+def _suggestions_section(suggestions: Sequence[Suggestion]) -> str:
+    """``compat --suggest`` for the summary: each edit as a diff (folded), each change it cannot carry explained."""
+    parts = ["Keep the released versions' bytes and make the change in a new version "
+             "(`krpc-lint compat --against BASE --fix` writes this):", ""]
+    for suggestion in suggestions:
+        if suggestion.fixable:
+            diff = unified_diff(suggestion.file, suggestion.text, suggestion.fixed)
+            fence = "`" * max(3, _longest_backtick_run(diff) + 1)
+            parts.append(f"<details><summary>{escape(suggestion.file)}: {escape(suggestion.message)}</summary>\n\n"
+                         f"{fence}diff\n{diff}{fence}\n\n</details>\n")
+        for why in suggestion.blocked:
+            parts.append(f"- `{_cell(suggestion.file)}` {_cell(suggestion.message)}: no new version can carry this "
+                         f"change: {_cell(why)}")
+    return "\n".join(parts) + "\n"
+
+
+def _longest_backtick_run(text: str) -> int:
+    longest = run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    return longest
 
 
 def _lint_line(outcome: Outcome) -> str:

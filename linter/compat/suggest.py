@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from linter.compat.compare import CompatResult, PairResult, unbuildable
-from linter.compat.diff import is_key_record
+from linter.compat.diff import compare_messages, is_key_record
 from linter.compat.kinds import Category
 from linter.compat.layout import LayoutBuilder, LayoutError
 from linter.compat.suggest_text import (
@@ -301,13 +301,21 @@ def _paired(old_fields: tuple[FieldSpec, ...],
     old_by = {spec.name: spec for spec in old_fields if spec.name}
     gone = [spec for spec in old_fields if spec.name not in new_by]
     added = [spec for spec in new_fields if spec.name not in old_by]
-    renamed = {id(a): b for a, b in zip(gone, added)
-               if (a.type_text, a.raw.get("versions"), a.tag) == (b.type_text, b.raw.get("versions"), b.tag)}
-    taken = {id(b) for b in renamed.values()}
+    renamed: dict[int, FieldSpec] = {}
+    taken: set[int] = set()
+    for before in gone:  # each removed field takes the first added one that looks the same, in order
+        after = next((b for b in added if id(b) not in taken and _same_shape(before, b)), None)
+        if after is not None:
+            renamed[id(before)] = after
+            taken.add(id(after))
     out: list[tuple[FieldSpec | None, FieldSpec | None]] = [
         (spec, new_by.get(spec.name) if spec.name in new_by else renamed.get(id(spec))) for spec in old_fields]
     out += [(None, spec) for spec in added if id(spec) not in taken]
     return out
+
+
+def _same_shape(a: FieldSpec, b: FieldSpec) -> bool:
+    return (a.type_text, a.raw.get("versions"), a.tag) == (b.type_text, b.raw.get("versions"), b.tag)
 
 
 def _check_order(pairs: list[tuple[FieldSpec | None, FieldSpec | None]], where: str) -> None:
@@ -492,27 +500,21 @@ def _all_edits(plan: _Plan) -> list[Edit]:
 
 
 def _verify(plan: _Plan, file: str, fixed: str) -> None:
-    """The fixed text, parsed again, has the old layout at every released version and the new revision's top
-    layout at its new top version; else no edit is offered."""
+    """The fixed text, parsed again, breaks no released version (compat's own comparison says so: tagged
+    fields added with new tags stay allowed) and has the new revision's top layout at its new top version;
+    else no edit is offered."""
     message = FileContext(read_document(file, fixed.encode("utf-8"))).message
     why = "the edited spec cannot be read" if message is None else unbuildable(message)
     if why is not None or message is None:
         raise _Blocked(f"no edit found that keeps the released bytes ({why})")
     try:
-        fixed_layouts, old_layouts = LayoutBuilder(message), LayoutBuilder(plan.old)
-        for version in _released(plan, fixed_layouts, old_layouts):
-            if fixed_layouts.build(version).signature != old_layouts.build(version).signature:
-                raise _Blocked(f"no edit of this spec keeps v{version}'s released bytes and carries the change")
-        if fixed_layouts.build(plan.top).signature != LayoutBuilder(plan.new).build(plan.new_top).signature:
+        breaks = [change for change in compare_messages(plan.old, message)
+                  if change.category == Category.WIRE_BREAKING and any(v <= plan.frozen for v in change.versions)]
+        if breaks:
+            raise _Blocked(f"no edit of this spec keeps the released bytes and carries the change ({breaks[0].message})")
+        if LayoutBuilder(message).build(plan.top).signature != LayoutBuilder(plan.new).build(plan.new_top).signature:
             raise _Blocked(f"no edit of this spec gives v{plan.top} the new layout while keeping the released bytes")
     except LayoutError as exc:
         raise _Blocked(f"no edit found that keeps the released bytes ({exc})") from exc
 
 
-def _released(plan: _Plan, *builders: LayoutBuilder) -> list[int]:
-    """One released version per segment of versions that every builder treats alike (the layouts of a segment
-    are one layout): the comparison costs the spec's size, not its version numbers."""
-    assert plan.old.versions is not None
-    low = max(plan.old.versions.lowest, plan.scope.parts[0][0])
-    points = {low} | {point for builder in builders for point in builder.boundaries}
-    return sorted(v for v in points if low <= v <= plan.frozen)
