@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from linter import Config, lint
 from linter.cli.main import cli
 from linter.engine.findings import Edit
-from linter.engine.fixes import apply_edits, member_removal
+from linter.engine.fixes import apply_edits, key_edit, member_removal
 from linter.engine.runner import all_rules
 from linter.parse.document import read_document
 
@@ -130,3 +130,56 @@ def test_apply_edits_skips_overlaps_and_stale() -> None:
     text = "abcdef"
     edits = [Edit(0, 2, "ab", "X"), Edit(1, 3, "bc", "Y"), Edit(4, 5, "zz", "Z"), Edit(5, 6, "f", "F")]
     assert apply_edits(text, edits) == ("XcdeF", 2)
+
+
+@pytest.mark.parametrize(("member", "expected"), [
+    ('{"a": "1", "zeroCopy": true}', '{"a": "1"}'),
+    ('{"headerVersions": {"0+": "1"}, "b": "2"}', '{"b": "2"}'),
+    ('{"a": "1", "headerVersions": {"0+": /* h */ "1"}}', None),  # a comment inside the value: kept, no fix
+])
+def test_member_removal_of_any_value(member: str, expected: str | None) -> None:
+    key = "zeroCopy" if "zeroCopy" in member else "headerVersions"
+    edits = member_removal(read_document("A.json", member.encode()), (key,))
+    assert (apply_edits(member, edits)[0] if edits else None) == expected
+
+
+def test_key_edit_renames_only_the_key() -> None:
+    text = '{"a": 1, /* x */ "versionsWithOptional" : "2+"}'
+    edits = key_edit(read_document("A.json", text.encode()), ("versionsWithOptional",), "flexibleVersions")
+    assert apply_edits(text, edits) == ('{"a": 1, /* x */ "flexibleVersions" : "2+"}', 1)
+    assert key_edit(read_document("A.json", text.encode()), ("a",), "a") == ()
+
+
+DRAFT = ('{"name": "Example", "type": "data", "validVersions": "0-2", %s'
+         '"fields": [{"name": "Id", "type": "int32", "versions": "0+", "about": "x", %s}]}')
+
+
+def _draft(tmp_path: Path, message: str, field: str) -> list[tuple[str, str, bool]]:
+    file = tmp_path / "Example.json"
+    file.write_text(DRAFT % (message, field), encoding="utf-8")
+    report = lint(str(file), Config(profile="strict", cache_dir=None))
+    return [(f.rule, f.message, bool(f.fix)) for f in report.findings]
+
+
+def test_draft_keys_are_reported_once_with_their_final_form(tmp_path: Path) -> None:
+    found = _draft(tmp_path, '"versionsWithOptional": "1+", "optionalFields": [], ',
+                   '"versionsWithOptional": "1+", "tag": "0x1F"')
+    assert {rule for rule, _, _ in found} <= {"KL412", "KL204"}  # no unknown-key, value-kind or lenient-scalar
+    assert sorted((message.split(": the final form")[1], fix) for rule, message, fix in found if rule == "KL412") == [
+        (' is flexibleVersions', True),
+        (' is taggedVersions', True),
+        (' is the integer "tag": 31', True),
+        (' lists each optional field in "fields" with an integer "tag" and "taggedVersions" (and '
+         '"nullableVersions" for "nullable")', False),
+    ]
+
+
+def test_draft_key_beside_its_final_form_has_no_fix(tmp_path: Path) -> None:
+    found = _draft(tmp_path, '"flexibleVersions": "0+", "versionsWithOptional": "1+", ',
+                   '"taggedVersions": "0+", "versionsWithOptional": "1+", "tag": 0')
+    assert [(rule, fix) for rule, _, fix in found] == [("KL412", False), ("KL412", False)]
+
+
+def test_tag_beyond_int32_is_no_draft_tag(tmp_path: Path) -> None:
+    found = _draft(tmp_path, '"flexibleVersions": "0+", ', '"taggedVersions": "0+", "tag": "0x80000000"')
+    assert "KL412" not in {rule for rule, _, _ in found} and "KL102" in {rule for rule, _, _ in found}

@@ -1,14 +1,15 @@
 """Fixes: the text edits a fixable rule's findings carry, and applying them (``krpc-lint lint --fix``/``--diff``).
 
 An edit replaces the characters between two offsets of the file; everything else (comments, layout, line ends)
-is kept byte for byte. Checks build edits from the positions the parser recorded (``value_edit``,
-``member_removal``); ``planned_edits`` groups a report's edits by file and ``apply_edits`` applies the ones
-that do not overlap, in one pass, after checking that the text they replace is still there.
+is kept byte for byte. Checks build edits from the positions the parser recorded (``value_edit``, ``key_edit``,
+``member_removal``); ``planned_edits`` groups a report's edits by file and ``apply_edits`` applies the ones that
+do not overlap, in one pass, after checking that the text they replace is still there.
 """
 
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import re
 import stat
@@ -17,63 +18,78 @@ from collections.abc import Iterable
 from linter.engine.findings import Edit, Finding
 from linter.parse.document import SpecDocument
 from linter.parse.files import replace_file
-from linter.parse.jsonc import JsonPath
+from linter.parse.jsonc import JsonPath, tokens, value_end
 
-__all__ = ["apply_edits", "fixed_text", "member_removal", "planned_edits", "unified_diff", "value_edit",
+__all__ = ["apply_edits", "fixed_text", "key_edit", "member_removal", "planned_edits", "unified_diff", "value_edit",
            "write_atomically"]
 
-_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\.)*"')
+_KEY_HEAD = re.compile(r'"(?:[^"\\\x00-\x1f]|\\.)*"[ \t\r\n]*:[ \t\r\n]*')  # "key" : (blanks only)
 _BLANK = re.compile(r"[ \t\r\n]*")
 
 
-def _string_span(document: SpecDocument, path: JsonPath) -> tuple[int, int, int] | None:
-    """Where the key of the JSON string at ``path`` starts (-1 in an array), and where the string starts and ends
-    (quotes included); ``None`` when the value there is no string, the path is not in the file, or the file
-    repeats a key (which one a fix would edit is not clear)."""
+def _value_span(document: SpecDocument, path: JsonPath) -> tuple[int, int, int] | None:
+    """Where the key of the JSON value at ``path`` starts (-1 in an array), and where the value starts and ends;
+    ``None`` when the path is not in the file, or the file repeats a key (which one a fix would edit is not
+    clear)."""
     if document.duplicates:
         return None
     found = document.positions.exact(tuple(path))
     if found is None:
         return None
     key, start = found
-    match = _STRING.match(document.text, start)
-    return (key, start, match.end()) if match else None
+    return key, start, value_end(document.text, start)
+
+
+def _has_comment(text: str) -> bool:
+    """Whether ``text`` (a piece of the file) holds a comment: a fix never deletes one."""
+    return any(kind != "string" for kind, _, _ in tokens(text))
 
 
 def value_edit(document: SpecDocument, path: JsonPath, new: str) -> tuple[Edit, ...]:
-    """The edit that replaces the string value at ``path`` by ``new`` (JSON text, quotes included)."""
-    span = _string_span(document, path)
+    """The edit that replaces the value at ``path`` by ``new`` (JSON text: a string keeps its quotes); none
+    when the value holds a comment."""
+    span = _value_span(document, path)
     if span is None:
         return ()
     _, start, end = span
     old = document.text[start:end]
-    return () if old == new else (Edit(start, end, old, new),)
+    return () if old == new or _has_comment(old) else (Edit(start, end, old, new),)
+
+
+def key_edit(document: SpecDocument, path: JsonPath, new_key: str) -> tuple[Edit, ...]:
+    """The edit that renames the object member at ``path`` to ``new_key``, its value untouched."""
+    span = _value_span(document, path)
+    if span is None or span[0] < 0:
+        return ()
+    key = span[0]
+    end = value_end(document.text, key)
+    old, new = document.text[key:end], json.dumps(new_key)
+    return () if old == new else (Edit(key, end, old, new),)
 
 
 def member_removal(document: SpecDocument, path: JsonPath) -> tuple[Edit, ...]:
-    """The edit that removes the object member at ``path`` (a string value) with exactly one adjacent comma: the
-    one before it (and the blanks between), else the one after it (and the blanks that follow), else none (the
-    only member). No edit when a comment lies in what would be removed: comments are never deleted."""
-    span = _string_span(document, path)
+    """The edit that removes the object member at ``path`` with exactly one adjacent comma: the one before it
+    (and the blanks between), else the one after it (and the blanks that follow), else none (the only
+    member). No edit when a comment lies in what would be removed: comments are never deleted."""
+    span = _value_span(document, path)
     if span is None or span[0] < 0:
         return ()
-    key, value_start, value_end = span
+    key, value_start, value_stop = span
     text = document.text
-    head = text[key:value_start]  # "key" : (only blanks and the colon may be there)
-    if not re.fullmatch(r'"(?:[^"\\\x00-\x1f]|\\.)*"[ \t\r\n]*:[ \t\r\n]*', head):
+    if _KEY_HEAD.fullmatch(text, key, value_start) is None or _has_comment(text[value_start:value_stop]):
         return ()
     before = key
     while before > 0 and text[before - 1] in " \t\r\n":
         before -= 1
-    after = _BLANK.match(text, value_end)
-    after_end = after.end() if after else value_end
+    after = _BLANK.match(text, value_stop)
+    after_end = after.end() if after else value_stop
     if before > 0 and text[before - 1] == ",":
-        start, end = before - 1, value_end
+        start, end = before - 1, value_stop
     elif text.startswith(",", after_end):
         follow = _BLANK.match(text, after_end + 1)
         start, end = key, follow.end() if follow else after_end + 1
     elif before > 0 and text[before - 1] == "{" and text.startswith("}", after_end):
-        start, end = key, value_end  # the only member
+        start, end = key, value_stop  # the only member
     else:
         return ()  # a comment next to the member: leave it to the user
     return (Edit(start, end, text[start:end], ""),)

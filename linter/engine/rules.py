@@ -34,8 +34,8 @@ __all__ = ["NODE_KINDS", "Example", "Rule", "RuleError", "RuleSet", "builtin_com
 
 NODE_KINDS = ("message", "field", "struct")
 _REQUIRED = ("id", "name", "title", "severity", "category", "profiles", "rationale", "check")
-_OPTIONAL = ("hint", "references", "examples", "kafka", "status", "replaced-by", "fixable")
-PACK_FORMAT = 3  # what a rule file may hold and how it is checked: a new format invalidates cached packs
+_OPTIONAL = ("hint", "references", "examples", "kafka", "status", "replaced-by", "fixable", "fix")
+PACK_FORMAT = 4  # what a rule file may hold and how it is checked: a new format invalidates cached packs
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,7 @@ class Rule:
     status: str = "stable"  # one of STATUSES
     replaced_by: str | None = None  # the rule (id or name) to use instead of a deprecated or removed one
     fixable: bool = False  # its findings carry the edit that fixes them (``lint --fix``, ``--diff``)
+    fix_note: str = ""  # a fixable rule's ``fix``: what its edit does and why it keeps every version's bytes
 
     @property
     def check_def(self) -> CheckDef | None:
@@ -241,9 +242,7 @@ def _rule_from(data: Any, source: str, validated: bool = False) -> Rule:
     profiles = tuple(data["profiles"] or ())
     if any(p not in PROFILES for p in profiles):
         raise RuleError(f"{source}: profiles must be among {', '.join(PROFILES)}")
-    fixable = data.get("fixable", False)
-    if not isinstance(fixable, bool):
-        raise RuleError(f"{source}: fixable must be true or false")
+    fixable, fix_note = _fixability(data, source)
     check = data["check"]
     if not validated:  # checked once when the YAML was read; the cache holds only valid packs
         _validate_check(check, source)
@@ -264,6 +263,7 @@ def _rule_from(data: Any, source: str, validated: bool = False) -> Rule:
         source=source,
         kafka_since=_kafka_since(data.get("kafka"), source),
         fixable=fixable,
+        fix_note=fix_note,
         **_lifecycle(data, source),
     )
 
@@ -272,6 +272,16 @@ def _canonical(check: dict[str, Any]) -> dict[str, Any]:
     """The check with a check's former name (``ALIASES``) replaced by its name."""
     function = check.get("function")
     return {**check, "function": ALIASES[function]} if function in ALIASES else check
+
+
+def _fixability(data: dict[str, Any], source: str) -> tuple[bool, str]:
+    """``fixable`` (default false) and ``fix``, the text saying what the fix does, which only a fixable rule has."""
+    fixable, note = data.get("fixable", False), data.get("fix", "")
+    if not isinstance(fixable, bool):
+        raise RuleError(f"{source}: fixable must be true or false")
+    if not isinstance(note, str) or (note.strip() and not fixable):
+        raise RuleError(f"{source}: fix must be text, on a rule with fixable: true")
+    return fixable, " ".join(note.split())
 
 
 def _lifecycle(data: dict[str, Any], source: str) -> dict[str, Any]:

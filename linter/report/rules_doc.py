@@ -55,6 +55,45 @@ def _example_block(rule: Rule, kind: str) -> list[str]:
     return lines
 
 
+def _fixes_section(rules: list[Rule]) -> list[str]:
+    """How ``lint --fix``/``--diff`` work, what they promise, and the fixable rules: the YAMLs decide the list."""
+    fixable = [rule for rule in rules if rule.fixable]
+    out = [
+        "## Fixes",
+        "",
+        "`krpc-lint lint --fix PATHS` applies the fixes of the fixable rules' findings to the files the run lints "
+        "(named, or found in a directory given; never a sibling read only as context), one atomic write per file "
+        "(the file's mode kept), then reports what remains. `krpc-lint lint --diff PATHS` prints the unified diff "
+        "`--fix` would apply, writes nothing, and exits 1 when there is one. The JSON output gives each fixable "
+        "finding its edits (`fix`: start, end, old and new text; [json-output.md](json-output.md)).",
+        "",
+        "What a fix promises:",
+        "",
+        "- **Never a change to the wire.** A rule is fixable only when its remedy is unique and keeps the bytes of "
+        "every version: the codec's layout and default-message bytes are the same before and after "
+        "(`tests/test_fix_fixtures.py` checks it on every fixable rule's fixture and examples). The one exception "
+        "is KIP-482's draft syntax (KL412), which Kafka's generator always refused, so no version has bytes to "
+        "keep. A remedy that needs a decision (which version range, which tag, a new field or a removal) is a "
+        "finding without a fix.",
+        "- **Edits at positions.** Each edit replaces the characters between two offsets the parser recorded; "
+        "comments, layout, line ends and every other byte stay as they were: the file is never rewritten whole. "
+        "A fix that would delete a comment, or touch a file with a duplicate key, is not offered.",
+        "- **Idempotent.** A fix removes its finding, so on a file with nothing left to fix `--fix` changes "
+        "nothing. When two fixes edit the same text, the first by position is applied and the other waits for "
+        "the next run; an edit whose text changed since the file was linted is left out.",
+        "- **Partial where the rest is a choice.** Where only part of a finding has one remedy, only that part "
+        "carries a fix and the rest stays reported (KL412's `optionalFields`; KL257 when the field is tagged "
+        "outside its versions; KL803 when the value binds to nothing).",
+        "",
+        f"The fixable rules ({len(fixable)}):",
+        "",
+        "| id | name | what the fix does |",
+        "| --- | --- | --- |",
+    ]
+    return out + [f"| [{rule.id}](#{rule.id.lower()}-{rule.name}) | `{rule.name}` | {rule.fix_note} |"
+                  for rule in fixable]
+
+
 def render_rules_markdown(rules: list[Rule] | None = None) -> str:
     rules = rules if rules is not None else all_rules()  # in id order: KL1001 after KL901
     out = [
@@ -77,11 +116,12 @@ def render_rules_markdown(rules: list[Rule] | None = None) -> str:
         "a `deprecated` one still runs, and naming it warns; a `removed` one never runs, and naming it is a usage "
         "error. The last two name the rule that replaces them.",
         "",
-        "A rule with one deterministic remedy says `fixable: true` in its YAML (its entry says Fixable): "
-        "`krpc-lint lint --fix` applies the fixes of its findings to the linted files, editing the text at the "
-        "finding's position only (comments, layout and every other byte kept; one atomic write per file), then "
-        "reports what remains; `krpc-lint lint --diff` prints the unified diff `--fix` would apply, writes "
-        "nothing and exits 1 when there is one. A fix that would delete a comment is not offered.",
+        "A rule with one deterministic remedy that keeps every version's bytes says `fixable: true` in its YAML; "
+        "[Fixes](#fixes) says how `krpc-lint lint --fix` and `--diff` apply them and lists those rules.",
+        "",
+        *_fixes_section(rules),
+        "",
+        "## All rules",
         "",
         "| id | name | severity | profiles | title |",
         "| --- | --- | --- | --- | --- |",
@@ -102,8 +142,8 @@ def render_rules_markdown(rules: list[Rule] | None = None) -> str:
             if rule.hint:
                 out += ["", f"Fix: {rule.hint}"]
             if rule.fixable:
-                out += ["", "Fixable: `krpc-lint lint --fix` applies this fix in place (comments and layout kept); "
-                        "`--diff` shows it."]
+                out += ["", f"Fixable: {rule.fix_note or 'the fix is applied in place.'} `krpc-lint lint --fix` "
+                        "applies it (comments and layout kept); `--diff` shows it."]
             if rule.kafka_since:
                 out += ["", f"Kafka's generator enforces it since {rule.kafka_since}; its examples are checked with "
                         f"`--kafka-version {rule.kafka_since}`."]

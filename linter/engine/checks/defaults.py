@@ -64,4 +64,4 @@ def default_on_records(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hi
     for spec, _ in ctx.fields:
         if spec.type is not None and spec.type.is_records and spec.default_given and spec.default != "":
             yield Hit(spec.child("default"), f"records field {label(spec)} ignores its default "
-                      f'"{spec.default}"; records default to null')
+                      f'"{spec.default}"; records default to null', fix=member_removal(ctx.document, spec.child("default")))

@@ -10,6 +10,7 @@ from typing import Any
 from linter.engine.checks.common import label
 from linter.engine.checks.registry import check, options
 from linter.engine.context import FileContext, Hit
+from linter.engine.fixes import member_removal
 from linter.model.types import PRIMITIVES
 
 
@@ -61,7 +62,8 @@ def flexible_override_type(ctx: FileContext, options: dict[str, Any]) -> Iterato
         text = spec.flexible_versions.text
         if text and spec.type is not None and not (spec.type.is_string or spec.type.is_bytes):
             yield Hit(spec.child("flexibleVersions"), f"field {label(spec)} of type {spec.type} cannot "
-                      "override flexibleVersions; only string and bytes fields can")
+                      "override flexibleVersions; only string and bytes fields can",
+                      fix=member_removal(ctx.document, spec.child("flexibleVersions")))
 
 
 @check("zero-copy-bytes-only")
@@ -69,7 +71,8 @@ def zero_copy_bytes_only(ctx: FileContext, options: dict[str, Any]) -> Iterator[
     """zeroCopy shares the receive buffer, which only makes sense for bytes."""
     for spec, _ in ctx.fields:
         if spec.zero_copy and spec.type is not None and not spec.type.is_bytes:
-            yield Hit(spec.child("zeroCopy"), f"field {label(spec)} of type {spec.type} cannot use zeroCopy")
+            yield Hit(spec.child("zeroCopy"), f"field {label(spec)} of type {spec.type} cannot use zeroCopy",
+                      fix=member_removal(ctx.document, spec.child("zeroCopy")))
 
 
 @check("unique-field-names", options_schema=options(ignore_case={"type": "boolean"}))
@@ -99,7 +102,8 @@ def map_key_not_top_level(ctx: FileContext, options: dict[str, Any]) -> Iterator
         return
     for spec in message.fields:
         if spec.map_key:
-            yield Hit(spec.child("mapKey"), f"top-level field {label(spec)} cannot be a mapKey")
+            yield Hit(spec.child("mapKey"), f"top-level field {label(spec)} cannot be a mapKey",
+                      fix=member_removal(ctx.document, spec.child("mapKey")))
 
 
 @check("primitive-named-struct")

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from linter.engine.checks.common import versioned
 from linter.engine.checks.registry import check
 from linter.engine.context import FileContext, Hit
+from linter.engine.fixes import member_removal
 from linter.model.spec import RPC_TYPES, HeaderVersions, MessageSpec
 from linter.model.traits import (
     API_VERSIONS_KEY,
@@ -99,7 +100,8 @@ def header_versions_rpc_only(ctx: FileContext, options: dict[str, Any]) -> Itera
     found = versioned(ctx) if _known(ctx) else None
     message = found[0] if found is not None else None
     if message is not None and "headerVersions" in message.raw and message.type not in RPC_TYPES:
-        yield Hit(_KEY, f"headerVersions is only valid on requests and responses, not on a {message.type}", at_key=True)
+        yield Hit(_KEY, f"headerVersions is only valid on requests and responses, not on a {message.type}", at_key=True,
+                  fix=member_removal(ctx.document, _KEY))
 
 
 @check("header-versions-syntax")

@@ -1,14 +1,17 @@
-"""Tagged fields (KIP-482): tags, taggedVersions, and what a tagged field may be (rules KL401-KL411)."""
+"""Tagged fields (KIP-482): tags, taggedVersions, what a tagged field may be, and the syntax of KIP-482's
+earlier draft (rules KL401-KL412)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
 from linter.engine.checks.common import label
 from linter.engine.checks.registry import check
 from linter.engine.context import FileContext, Hit
-from linter.model.spec import FieldSpec
+from linter.engine.fixes import key_edit, value_edit
+from linter.model.spec import FieldSpec, Issue
 
 
 def _tagged_fields(ctx: FileContext) -> Iterator[tuple[FieldSpec, int]]:
@@ -145,3 +148,75 @@ def contiguous_tags(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
                 yield Hit(where, f"in {struct.name}, tags are not contiguous: tag {expected} is unused but "
                           f"higher tags are ({', '.join(map(str, sorted(tags)))})")
                 break
+
+
+# KIP-482's first draft (June 2019) called tagged fields "optional fields": a message-level "versionsWithOptional"
+# range (the final "flexibleVersions"), an "optionalFields" list beside "fields", and tags in hexadecimal strings.
+_DRAFT_KEYS = frozenset({"versionsWithOptional", "optionalFields"})
+_HEX_TAG = re.compile(r"0[xX][0-9a-fA-F]{1,8}")  # anchored by fullmatch; no repetition can backtrack
+_INT32_MAX = 2**31 - 1
+
+
+def hex_tag(value: Any) -> int | None:
+    """The tag a draft spec wrote as a hexadecimal string ("0x0001"), when it fits Kafka's int tag; else None."""
+    if isinstance(value, str) and _HEX_TAG.fullmatch(value):
+        tag = int(value, 16)
+        return tag if tag <= _INT32_MAX else None
+    return None
+
+
+def draft_issues(ctx: FileContext) -> list[Issue]:
+    """The structural issues that are KIP-482 draft syntax: kip482-draft-syntax reports them, so unknown-key and
+    value-kind do not report them a second time."""
+    if not ctx.structure:
+        return []  # a clean file (most of them) pays nothing
+    fields = {spec.path: spec for spec, _ in ctx.fields}
+    out = []
+    for issue in ctx.structure:
+        name = issue.path[-1] if issue.path else None
+        owner = fields.get(issue.path[:-1])
+        if (issue.check == "unknown-key" and name in _DRAFT_KEYS) or (
+                issue.check == "value-kind" and name == "tag" and owner is not None
+                and hex_tag(owner.raw.get("tag")) is not None):
+            out.append(issue)
+    return out
+
+
+@check("kip482-draft-syntax")
+def kip482_draft_syntax(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
+    """KIP-482's draft syntax (optionalFields, versionsWithOptional, hexadecimal tags) named by its final form,
+    with the rename as a fix where the final form is one spelling away."""
+    fields = {spec.path: spec for spec, _ in ctx.fields}
+    for issue in draft_issues(ctx):
+        owner = issue.path[:-1]
+        if issue.path[-1] == "tag":
+            yield _hex_tag_hit(ctx, fields[owner])
+        elif issue.path[-1] == "optionalFields":
+            yield Hit(issue.path, 'optionalFields is KIP-482 draft syntax: the final form lists each optional field '
+                      'in "fields" with an integer "tag" and "taggedVersions" (and "nullableVersions" for '
+                      '"nullable")', at_key=True)
+        else:
+            yield _versions_with_optional_hit(ctx, owner, fields.get(owner))
+
+
+def _hex_tag_hit(ctx: FileContext, spec: FieldSpec) -> Hit:
+    """A hexadecimal tag string, fixed to the JSON integer it means."""
+    raw, tag = spec.raw["tag"], hex_tag(spec.raw["tag"])
+    return Hit(spec.child("tag"), f'field {label(spec)} has the KIP-482 draft hexadecimal tag "{raw}": the final '
+               f'form is the integer "tag": {tag}', fix=value_edit(ctx.document, spec.child("tag"), str(tag)))
+
+
+def _versions_with_optional_hit(ctx: FileContext, owner: tuple[str | int, ...], spec: FieldSpec | None) -> Hit:
+    """versionsWithOptional: flexibleVersions on the message, taggedVersions on a field; renamed when the final key
+    is not there already (then which of the two values is meant is a human's call)."""
+    path = (*owner, "versionsWithOptional")
+    if spec is not None:
+        final, raw, where = "taggedVersions", spec.raw, f" on field {label(spec)}"
+    elif owner == () and ctx.message is not None:
+        final, raw, where = "flexibleVersions", ctx.message.raw, ""
+    else:
+        return Hit(path, "versionsWithOptional is KIP-482 draft syntax: the final form is flexibleVersions on the "
+                   "message, taggedVersions on a field", at_key=True)
+    fix = () if final in raw else key_edit(ctx.document, path, final)
+    return Hit(path, f"versionsWithOptional{where} is KIP-482 draft syntax: the final form is {final}", at_key=True,
+               fix=fix)

@@ -184,7 +184,16 @@ def nullable_within_versions(ctx: FileContext, options: dict[str, Any]) -> Itera
                       f"exists only in {versions}: nullableVersions never apply")
         elif subset and not both.empty and both != nullable:
             yield Hit(spec.child("nullableVersions"), f"field {label(spec)} exists in {versions}; write "
-                      f"its nullableVersions {nullable} as {both}")
+                      f"its nullableVersions {nullable} as {both}", fix=_narrowed_nullable(ctx, spec, both))
+
+
+def _narrowed_nullable(ctx: FileContext, spec: FieldSpec, both: Versions) -> tuple[Edit, ...]:
+    """The fix: nullableVersions written as their part within the field's versions, where alone they apply.
+    None when the field is tagged outside its versions (Kafka rejects that; which range is meant is unclear)."""
+    tagged, versions = spec.tagged_versions, spec.versions
+    if versions is None or (tagged is not None and not tagged.empty and not versions.contains(tagged)):
+        return ()
+    return value_edit(ctx.document, spec.child("nullableVersions"), json.dumps(str(both)))
 
 
 @check("deprecated-versions-valid")
