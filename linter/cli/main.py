@@ -285,7 +285,8 @@ def explain_text(rule: Rule) -> str:
         _section("Rationale", _paragraphs(rule.rationale)),
     ]
     if rule.hint:
-        fixable = "\n\nFixable: `krpc-lint lint --fix` applies the fix (`--diff` shows it)." if rule.fixable else ""
+        fixable = (f"\n\nFixable: `krpc-lint lint --fix` applies the fix (`--diff` shows it). {rule.fix_note}".rstrip()
+                   if rule.fixable else "")
         parts.append(_section("How to fix", _paragraphs(rule.hint) + fixable))
     if rule.references:
         parts.append(_section("References", "\n".join(f"- {ref}" for ref in rule.references)))
