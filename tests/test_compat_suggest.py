@@ -313,3 +313,14 @@ def test_a_rename_and_a_safe_tagged_field_beside_a_removal_are_left_as_they_are(
                          "released versions)",)
     assert '"ClientRackId"' in fix.fixed and '"RackId"' not in fix.fixed
     _check_fixed(result, [fix])
+
+
+def test_the_text_report_says_when_fix_can_move_a_break() -> None:
+    shown = CliRunner().invoke(cli, ["compat", "fixtures/compat/kip636/old", "fixtures/compat/kip636/new"])
+    assert shown.exit_code == 1
+    assert shown.stderr.splitlines()[-1].startswith("[*] 1 file can keep the released bytes")
+    retype = CliRunner().invoke(cli, ["compat", "fixtures/compat/demo/old", "fixtures/compat/demo/new"])
+    assert retype.exit_code == 1 and "[*]" not in retype.stderr  # a retype has no edit, only an explanation
+    as_json = CliRunner().invoke(cli, ["compat", "--format", "json", "fixtures/compat/kip636/old",
+                                       "fixtures/compat/kip636/new"])
+    assert "[*]" not in as_json.stderr

@@ -183,3 +183,17 @@ def test_draft_key_beside_its_final_form_has_no_fix(tmp_path: Path) -> None:
 def test_tag_beyond_int32_is_no_draft_tag(tmp_path: Path) -> None:
     found = _draft(tmp_path, '"flexibleVersions": "0+", ', '"taggedVersions": "0+", "tag": "0x80000000"')
     assert "KL412" not in {rule for rule, _, _ in found} and "KL102" in {rule for rule, _, _ in found}
+
+
+def test_the_text_report_counts_what_fix_would_fix(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from linter.cli.main import cli
+
+    spec = tmp_path / "Example.json"
+    spec.write_text('{"name": "Example", "type": "data", "validVersions": "0-2", "flexibleVersions": "0+", '
+                    '"fields": [{"name": "Id", "type": "int32", "versions": "0+", "default": "0"}]}')
+    shown = CliRunner().invoke(cli, ["lint", "--profile", "strict", "--select", "KL551", str(tmp_path)])
+    assert shown.stderr.splitlines()[-1] == "[*] 1 fixable with `krpc-lint lint --fix` (`--diff` shows the edits)"
+    fixed = CliRunner().invoke(cli, ["lint", "--profile", "strict", "--select", "KL551", "--fix", str(tmp_path)])
+    assert fixed.exit_code == 0 and "[*]" not in fixed.stderr

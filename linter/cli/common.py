@@ -116,9 +116,10 @@ def configured(config_file: str | None, *, select: tuple[str, ...] = (), ignore:
 
 def finish_report(ctx: click.Context, report: Report, fmt: str, output: str | None, config: Config, *,
                   color: bool | None = None, rules: dict[str, Rule] | None = None,
-                  files: list[str] | None = None) -> NoReturn:
+                  files: list[str] | None = None, fixable: str = "") -> NoReturn:
     """Render ``report`` in ``fmt``, send it to stdout or ``output`` (then its summary line to stderr, as
-    ruff does) and exit: 1 when a finding reaches the fail level, else 0."""
+    ruff does) and exit: 1 when a finding reaches the fail level, else 0. ``fixable`` (the text format only,
+    on stderr) says what ``--fix`` would do about the findings, as ruff's "[*] N fixable" line."""
     from linter.report.formats import render, summary_line
 
     if color is None:
@@ -127,6 +128,8 @@ def finish_report(ctx: click.Context, report: Report, fmt: str, output: str | No
     emit(render(report, fmt, color=color, rules=rules, files=files), output, color=color)
     if output:
         click.echo(f"{summary_line(report).removesuffix('.')}; wrote {output}", err=True)
+    if fixable and fmt == "text":
+        click.echo(f"[*] {fixable}", err=True)
     ctx.exit(1 if report.failed(config.fail_on) else 0)
 
 

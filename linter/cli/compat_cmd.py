@@ -119,9 +119,14 @@ def compat_command(ctx: click.Context, paths: tuple[str, ...], against: str | No
             old, new = _revisions(paths, against)
         result = compare(old, new, released=releases, witnesses=not no_witness, cross_check=checks, seed=seed)
     report = to_report(result, config)
+    hint = ""
+    if fmt == "text" and not fix:
+        from linter.cli.compat_fix import fixable_hint
+
+        hint = fixable_hint(result)
     finish_report(ctx, report, fmt, output, config, color=color,
                   rules=compat_ruleset(config)[0].effective("compat") if fmt == "sarif" else None,
-                  files=sorted(new.display(r) for r in new.files) if fmt == "junit" else None)
+                  files=sorted(new.display(r) for r in new.files) if fmt == "junit" else None, fixable=hint)
 
 
 @click.command("changelog")

@@ -107,6 +107,16 @@ def _summary(suggestions: list[Suggestion], verb: str, written: int | None = Non
     click.echo(text if suggestions else "krpc-lint: no released wire break: nothing to suggest", err=True)
 
 
+def fixable_hint(result: CompatResult) -> str:
+    """The line under compat's text report that says how many released wire breaks ``--fix`` can move into a
+    new version ("" when none can)."""
+    fixable = sum(1 for suggestion in suggest(result) if suggestion.fixable)
+    if not fixable:
+        return ""
+    return (f"{fixable} file{'' if fixable == 1 else 's'} can keep the released bytes and take the change in a new "
+            "version: `--suggest` shows the edit, `--fix` writes it")
+
+
 def require_disk(result: CompatResult) -> None:
     """``--fix`` edits files on disk: the new revision must be read from there, not from a git tree."""
     for rel in result.new.files:

@@ -144,9 +144,11 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
         if apply_fixes(report, files):
             report = lint(paths, config)  # what remains
     _say_notes(report.notes)
+    fixable = sum(1 for finding in report.findings if finding.fix)
     finish_report(ctx, report, fmt, output, config, color=color,
                   rules=select_rules(config).effective() if fmt == "sarif" else None,
-                  files=files if fmt == "junit" else None)
+                  files=files if fmt == "junit" else None,
+                  fixable=f"{fixable} fixable with `krpc-lint lint --fix` (`--diff` shows the edits)" if fixable else "")
 
 
 def _say_notes(notes: list[str]) -> None:
