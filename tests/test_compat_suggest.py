@@ -324,3 +324,24 @@ def test_the_text_report_says_when_fix_can_move_a_break() -> None:
     as_json = CliRunner().invoke(cli, ["compat", "--format", "json", "fixtures/compat/kip636/old",
                                        "fixtures/compat/kip636/new"])
     assert "[*]" not in as_json.stderr
+
+
+def test_fix_on_every_wire_breaking_case_through_the_command_line(tmp_path: Path) -> None:
+    """``krpc-lint compat --fix OLD NEW`` as a user runs it on each case: exit 0 afterwards exactly when an edit
+    was written (no released wire break is left), the file untouched otherwise."""
+    base = require_shared("compat-cases")
+    written = 0
+    for case in (c for c in _cases() if c["primary"] == "WIRE_BREAKING"):
+        folder = tmp_path / case["case"]
+        shutil.copytree(base / case["case"], folder)
+        before = (folder / "new.json").read_bytes()
+        fixable = any(s.fixable for s in suggest(compare_result(str(folder / "old.json"), str(folder / "new.json"),
+                                                                witnesses=False, cross_check=0)))
+        shown = CliRunner().invoke(cli, ["compat", "--fix", str(folder / "old.json"), str(folder / "new.json")])
+        changed = (folder / "new.json").read_bytes() != before
+        assert changed == fixable, (case["case"], shown.output)
+        assert shown.exit_code == (0 if fixable else 1), (case["case"], shown.output)
+        again = CliRunner().invoke(cli, ["compat", "--suggest", str(folder / "old.json"), str(folder / "new.json")])
+        assert again.stdout == "", case["case"]  # nothing left to edit
+        written += changed
+    assert written >= 8
