@@ -237,7 +237,8 @@ def test_cli_text(specs_dir: Path) -> None:
     lines = run.output.splitlines()
     assert lines[0].startswith("DescribeGroupsResponse v5: ") and lines[0].endswith(" bytes in 5 messages")
     assert any(line.split()[0] == "Groups[].ErrorCode" for line in lines[1:])
-    assert lines[-1].startswith("  what-if: ")
+    assert lines[-2].startswith("  what-if: ")
+    assert lines[-1].startswith("Total: ") and " bytes in 5 messages; what-if: " in lines[-1]
 
 
 def test_cli_json_contract(specs_dir: Path, codec: Codec) -> None:

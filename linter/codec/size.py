@@ -42,8 +42,10 @@ from linter.codec.wire import uvarint_bytes
 from linter.errors import KrpcLintError
 from linter.model.spec import MessageSpec, build_message
 from linter.model.versions import Versions
+from linter.model.wire import WIRE
 
 KIP636_FIELDS = ("ErrorCode", "ErrorMessage")
+_FIXED = {name: primitive.size for name, primitive in WIRE.items() if primitive.size is not None}  # bytes per type
 MESSAGE_PATH = ""  # the message's own bytes: its top-level tagged-field count
 _MISSING = object()
 
@@ -63,13 +65,15 @@ class Sizes:
     fields: dict[str, int] = field(default_factory=dict)
 
 
-def measure(codec: Codec, name: str, version: int, values: Iterable[dict[str, Any]]) -> Sizes:
-    """Encode each value (its bytes are the total) and attribute them to field paths.
+def measure(codec: Codec, name: str, version: int, values: Iterable[dict[str, Any]],
+            sizes: Sizes | None = None) -> Sizes:
+    """Encode each value (its bytes are the total) and attribute them to field paths; ``sizes``: add to
+    these (a corpus is measured frame by frame).
 
     A value the codec refuses raises its ``EncodeError`` (with the field path), numbered by position
     when there are several."""
     plan = codec.plan(name, version)
-    sizes = Sizes(name, version)
+    sizes = Sizes(name, version) if sizes is None else sizes
     for index, value in enumerate(values):
         try:
             sizes.bytes += len(codec.encode(name, version, value))
@@ -78,6 +82,24 @@ def measure(codec: Codec, name: str, version: int, values: Iterable[dict[str, An
         sizes.count += 1
         _struct(plan, value, "", MESSAGE_PATH, sizes.fields)
     return sizes
+
+
+def wire_order(codec: Codec, name: str, version: int, fields: dict[str, int]) -> dict[str, int]:
+    """``fields`` in wire order (regular fields, then tagged ones, depth first; the message's own bytes
+    last), whatever order the values met them in: the same order for every run over the same paths."""
+    order: dict[str, int] = {}
+    _order(codec.plan(name, version), "", order)
+    order.setdefault(MESSAGE_PATH, len(order))
+    return dict(sorted(fields.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
+
+
+def _order(plan: StructPlan, prefix: str, out: dict[str, int]) -> None:
+    for spec in (*plan.regular_fields, *plan.tagged):
+        path = prefix + spec.name
+        out.setdefault(path, len(out))
+        if spec.nested is not None:
+            _order(spec.nested, path + ("[]." if spec.type.is_array else "."), out)
+    out.setdefault(prefix + UNKNOWN_TAGS, len(out))
 
 
 def encoded_bytes(codec: Codec, name: str, version: int, values: Iterable[dict[str, Any]]) -> int:
@@ -124,10 +146,14 @@ def _field(spec: FieldPlan, item: Any, prefix: str, out: dict[str, int]) -> int:
     path = prefix + spec.name
     nested = spec.nested
     if nested is None:  # a primitive or an array of primitives: its encoding, whole
-        data = bytearray()
-        spec.encode(item, data)
-        _add(out, path, len(data))
-        return len(data)
+        # a fixed-width value is its width: it was checked when the whole value was encoded
+        size = None if spec.type.is_array else _FIXED.get(spec.type.name)
+        if size is None:
+            data = bytearray()
+            spec.encode(item, data)
+            size = len(data)
+        _add(out, path, size)
+        return size
     if spec.type.is_array:
         if item is None:
             own = 1 if spec.compact else 4

@@ -52,7 +52,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linter.pipeline import schema
-from linter.pipeline.errors import PipelineInputError
 from linter.pipeline.output import atomic_directory
 from linter.pipeline.replay_batches import (
     RESULTS,
@@ -75,7 +74,7 @@ from linter.pipeline.replay_frame import (
     first_difference,
     replay_frame,
 )
-from linter.pipeline.replay_input import parquet_input, read_frames, spark_reason
+from linter.pipeline.replay_input import frames_job, parquet_input, read_frames
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -98,7 +97,6 @@ class ReplaySummary:
 
 # Spark reads a file in about as many splits as there are cores; more (and so smaller) splits keep
 # every core busy to the end, as frames of different APIs take very different times to decode.
-SPLIT_CONF, SPLITS_PER_CORE = "spark.sql.files.minPartitionNum", 4
 
 
 def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path, out: str | Path, *,
@@ -122,16 +120,8 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
         parquet = parquet_input(frames_path, Path(scratch))  # damaged Parquet: before Spark starts
         spark = spark or session(master)
         started = time.monotonic()
-        split = spark.conf.get(SPLIT_CONF, None)
-        spark.conf.set(SPLIT_CONF, str(SPLITS_PER_CORE * spark.sparkContext.defaultParallelism))
-        try:
+        with frames_job(spark, frames_path):
             counts = _run(spark, read_frames(spark, frames_path, parquet), old, new, work_dir)
-        except Exception as exc:
-            if type(exc).__module__.split(".")[0] not in ("pyspark", "py4j"):
-                raise
-            raise PipelineInputError(f"{frames_path}: Spark could not read the frames: {spark_reason(exc)}") from None
-        finally:
-            spark.conf.unset(SPLIT_CONF) if split is None else spark.conf.set(SPLIT_CONF, split)
         outcomes = dict.fromkeys(OUTCOMES, 0)
         for key, frames in counts.items():
             outcomes[key[-1]] += frames

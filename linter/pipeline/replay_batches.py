@@ -127,8 +127,7 @@ def replay_batches(old: SpecTexts, new: SpecTexts) -> Callable[[Iterator[pa.Reco
 def replay_batch(old: Revision, new: Revision, batch: pa.RecordBatch, counts: dict[CountKey, int], part: int = 0,
                  first: int = 0) -> pa.RecordBatch:
     """The ``RESULTS`` rows of a batch's frames that are not ``same``; every frame is counted in ``counts``."""
-    columns = [batch.column(name).to_pylist() if name in batch.schema.names else [None] * batch.num_rows
-               for name in INPUT_COLUMNS]
+    columns = batch_columns(batch)
     rows: list[tuple[Any, ...]] = []
     shared = _SHARED.setdefault(old, weakref.WeakKeyDictionary()).setdefault(new, {})
     for index, (key, version, direction, correlation_id, data, hex_text, corrupt) in enumerate(zip(*columns), first):
@@ -171,6 +170,12 @@ def replay_batch(old: Revision, new: Revision, batch: pa.RecordBatch, counts: di
     return _record_batch(rows)
 
 
+def batch_columns(batch: pa.RecordBatch) -> list[list[Any]]:
+    """A batch's ``INPUT_COLUMNS`` as Python lists (all ``None`` for a column it lacks)."""
+    return [batch.column(name).to_pylist() if name in batch.schema.names else [None] * batch.num_rows
+            for name in INPUT_COLUMNS]
+
+
 # Per pair of revisions: (direction, API key, version) -> (the decoder both share, the count key of
 # a frame it decodes), or None when the revisions decode that kind differently (or cannot).
 Shared = dict[tuple[str, int, int], tuple[FrameDecoder, CountKey] | None]
@@ -207,4 +212,4 @@ def _hex(data: Any, hex_text: Any) -> str | None:
     return hex_text[:2 * HEX_BYTES] if isinstance(hex_text, str) else None
 
 
-__all__ = ["RESULTS", "CountKey", "SpecTexts", "count_batch", "loaded", "replay_batch", "replay_batches"]
+__all__ = ["RESULTS", "CountKey", "SpecTexts", "batch_columns", "count_batch", "loaded", "replay_batch", "replay_batches"]

@@ -4,6 +4,8 @@ a ``both_fail`` row instead of a failed Spark job."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +21,23 @@ INPUT_COLUMNS = ("api_key", "api_version", "direction", "correlation_id", "bytes
 JSON_INPUT = ("api_key INT, api_version INT, direction STRING, correlation_id INT, bytes BINARY, hex STRING, "
               "corrupt STRING")
 INPUT_TYPES = dict(schema.fields(JSON_INPUT))  # each input column's Spark type: what it is cast to
+SPLIT_CONF, SPLITS_PER_CORE = "spark.sql.files.minPartitionNum", 4  # enough splits to keep every core busy
+
+
+@contextmanager
+def frames_job(spark: SparkSession, frames_path: str | Path) -> Iterator[None]:
+    """Spark work over a frames corpus (replay, size): the input split for every core while it runs (the
+    session's setting restored after), and an error of Spark's own turned into one line naming FRAMES."""
+    split = spark.conf.get(SPLIT_CONF, None)
+    spark.conf.set(SPLIT_CONF, str(SPLITS_PER_CORE * spark.sparkContext.defaultParallelism))
+    try:
+        yield
+    except Exception as exc:
+        if type(exc).__module__.split(".")[0] not in ("pyspark", "py4j"):
+            raise
+        raise PipelineInputError(f"{frames_path}: Spark could not read the frames: {spark_reason(exc)}") from None
+    finally:
+        spark.conf.unset(SPLIT_CONF) if split is None else spark.conf.set(SPLIT_CONF, split)
 
 
 def read_frames(spark: SparkSession, frames_path: str | Path, parquet: list[str] | None = None) -> DataFrame:
@@ -89,6 +108,9 @@ def _spark_files(directory: Path) -> list[Path]:
     with ``_`` or ``.`` (``_SUCCESS``, ``.crc``), as Spark's file index leaves those out."""
     return sorted(file for file in directory.rglob("*") if file.is_file()
                   and not any(part.startswith(("_", ".")) for part in file.relative_to(directory).parts))
+
+
+spark_files = _spark_files  # for krpc-lint size, which reads a directory of Parquet as Spark would
 
 
 def _damage(file: Path) -> dict[int, str] | str | None:
@@ -205,4 +227,4 @@ def _spark_type(arrow_type: str) -> str | None:
     return WIRE[kafka].spark if kafka is not None else None
 
 
-__all__ = ["INPUT_COLUMNS", "INPUT_TYPES", "JSON_INPUT", "parquet_input", "read_frames", "spark_reason"]
+__all__ = ["INPUT_COLUMNS", "INPUT_TYPES", "JSON_INPUT", "parquet_input", "read_frames", "spark_files", "spark_reason"]
