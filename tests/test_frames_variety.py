@@ -164,3 +164,25 @@ def test_allow_invalid_generates_from_the_specs_kafkas_generator_accepts(tmp_pat
     told: list[tuple[str, ...]] = []
     assert generate(specs, 200, tmp_path / "frames.parquet", allow_invalid=True, on_skipped=told.append) == 200
     assert len(told) == 1 and len(told[0]) == 30 and not (tmp_path / "refused.parquet").exists()
+
+
+def test_a_request_version_without_its_response_gets_no_reply_frames(kafka: Path, tmp_path: Path) -> None:
+    """A vendor's copy with the request bumped and not yet its response: the extra version has requests only
+    (before, generating one was an internal error)."""
+    import re
+    import shutil
+
+    specs = tmp_path / "specs"
+    shutil.copytree(kafka, specs)
+    request = next(specs.rglob("HeartbeatRequest.json"))
+    text = request.read_text()
+    top = int(re.search(r'"validVersions": "0-(\d+)"', text).group(1))
+    request.write_text(text.replace(f'"validVersions": "0-{top}"', f'"validVersions": "0-{top + 1}"'))
+    key = Codec.load(specs).spec("HeartbeatRequest").api_key
+    kinds = [k for k in frames_mod.kinds(Codec.load(specs)) if k.api_key == key]
+    assert {k.api_version for k in kinds if k.direction == "request"} == set(range(top + 2))
+    assert {k.api_version for k in kinds if k.direction == "response"} == set(range(top + 1))
+    out = tmp_path / "frames.parquet"
+    generate(specs, 2000, out, seed=1)
+    table = pq.read_table(out).to_pydict()
+    assert (key, top + 1, "response") not in set(zip(table["api_key"], table["api_version"], table["direction"]))

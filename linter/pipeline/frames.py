@@ -85,14 +85,16 @@ def kinds(codec: Codec) -> list[Kind]:
         if spec.type != REQUEST or spec.api_key is None or spec.versions is None:
             continue
         try:
-            response = codec.response_for(spec.api_key).name
+            answer = codec.response_for(spec.api_key)
+            response, answered = answer.name, answer.versions
         except KeyError:
-            response = None
+            response, answered = None, None
         versions = list(spec.versions)
         for version in versions:
             weight = API_WEIGHTS.get(spec.api_key, OTHER_API) * (RECENT_WEIGHT if version in versions[-RECENT:] else 1.0)
             found.append(Kind(spec.api_key, version, REQUEST, name, weight))
-            if response is not None:
+            if response is not None and answered is not None and answered.contains(version):
+                # a request version its response lacks (a vendor's copy bumped on one side) has no reply frame
                 found.append(Kind(spec.api_key, version, RESPONSE, response, weight))
     return found
 
