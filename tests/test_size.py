@@ -286,3 +286,17 @@ def test_cli_bad_values_name_line_and_field(specs_dir: Path, tmp_path: Path) -> 
     values.write_text("{not json\n")
     run = CliRunner().invoke(cli, ["size", str(specs_dir), "DescribeGroupsResponse", "--values", str(values)])
     assert run.exit_code == 2 and f"{values}:1: not JSON" in run.output
+
+
+def test_allow_invalid_skips_the_specs_kafka_would_refuse(tmp_path: Path) -> None:
+    import shutil
+
+    specs = tmp_path / "specs"
+    shutil.copytree("fixtures/valid", specs)
+    shutil.copy("fixtures/invalid/KL301-field-name-pattern.json", specs / "Broken.json")
+    refused = CliRunner().invoke(cli, ["size", str(specs), "--count", "3"])
+    assert refused.exit_code == 2 and "--allow-invalid" in refused.output
+    allowed = CliRunner().invoke(cli, ["size", str(specs), "--count", "3", "--allow-invalid", "--format", "json"])
+    assert allowed.exit_code == 0, allowed.output
+    assert "skipped 1 spec file with errors (--allow-invalid): Broken.json" in allowed.stderr
+    assert json.loads(allowed.stdout)["total"]["count"] > 0

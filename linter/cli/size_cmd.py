@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from linter.cli.common import emit, refuse_overlap
+from linter.cli.common import ALLOW_INVALID_HELP, emit, refuse_overlap, skipped_line
 
 if TYPE_CHECKING:
     from linter.codec import Codec
@@ -56,9 +56,11 @@ MAX_COUNT = 1_000_000
 @click.option("--format", "fmt", type=click.Choice(("text", "json", "html")), default="text", show_default=True)
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False), metavar="FILE",
               help="Write the output to FILE (never onto an input).")
+@click.option("--allow-invalid", is_flag=True, help=ALLOW_INVALID_HELP)
 def size_command(specs: str, message: str | None, version: int | None, values_file: str | None,
                  frames_path: str | None, master: str | None, count: int, seed: int, kip636: bool,
-                 tags: tuple[str, ...], flexible: bool, fmt: str, output: str | None) -> None:
+                 tags: tuple[str, ...], flexible: bool, fmt: str, output: str | None,
+                 allow_invalid: bool = False) -> None:
     """Bytes per field path of MESSAGE (every request and response when omitted) in the specs SPECS.
 
     With --kip636, --tag or --flexible, also the bytes of the same values with the specs edited so, and the
@@ -71,12 +73,14 @@ def size_command(specs: str, message: str | None, version: int | None, values_fi
     _check_usage(message, version, values_file, frames_path, master, tags)
     if output is not None:
         refuse_overlap(output, [specs, values_file, frames_path])
-    codec = Codec.load(specs)
+    codec = Codec.load(specs, allow_invalid=allow_invalid)
+    if codec.skipped:
+        click.echo(skipped_line(codec.skipped), err=True)
     what_if = WhatIf(kip636, tags, flexible)
     if message is not None and message not in codec.names:
         raise SizeError(_unknown(codec, message))
     if frames_path is not None:
-        results = _frames(codec, specs, frames_path, what_if, message, version, master)
+        results = _frames(codec, specs, frames_path, what_if, message, version, master, allow_invalid)
     else:
         names = [message] if message is not None else [
             name for name in codec.names
@@ -121,7 +125,7 @@ def _one(codec: Codec, name: str, version: int | None, values_file: str | None, 
 
 
 def _frames(codec: Codec, specs: str, frames_path: str, what_if: WhatIf, message: str | None,
-            version: int | None, master: str | None) -> list[dict[str, Any]]:
+            version: int | None, master: str | None, allow_invalid: bool) -> list[dict[str, Any]]:
     """The corpus's messages, by name and version; where it ran on stderr."""
     from linter.pipeline.size_run import size_frames
 
@@ -131,7 +135,8 @@ def _frames(codec: Codec, specs: str, frames_path: str, what_if: WhatIf, message
         if version is not None:
             _version(codec, message, version)
         tag_fields(codec.spec(message), what_if.tags)
-    run = size_frames(frames_path, codec, specs, what_if, message=message, version=version, master=master)
+    run = size_frames(frames_path, codec, specs, what_if, message=message, version=version, master=master,
+                      allow_invalid=allow_invalid)
     tally = run.tally
     click.echo(f"{tally.frames:,} frames sized in {run.seconds:.1f} s ({run.master})", err=True)
     return [_result(codec, tally.sizes[key], tally.what_if.get(key) if what_if.active else None)

@@ -38,7 +38,7 @@ class FramesRun:
 
 def size_frames(frames_path: str | Path, codec: Codec, specs: str | Path, what_if: WhatIf, *,
                 message: str | None = None, version: int | None = None, master: str | None = None,
-                spark: SparkSession | None = None) -> FramesRun:
+                spark: SparkSession | None = None, allow_invalid: bool = False) -> FramesRun:
     """Size FRAMES with the specs (``codec`` loaded from ``specs``): in this process when it holds at most
     ``IN_PROCESS_FRAMES`` frames and neither ``master`` nor ``spark`` is given, else on Spark (``master``,
     default ``local[*]``)."""
@@ -50,7 +50,7 @@ def size_frames(frames_path: str | Path, codec: Codec, specs: str | Path, what_i
     Revision(codec)  # the header specs are there, before Spark starts
     spark = spark or session(master)
     started = time.monotonic()
-    tally = size_on_spark(spark, frames_path, SpecTexts.read(specs), what_if, message, version)
+    tally = size_on_spark(spark, frames_path, SpecTexts.read(specs, allow_invalid), what_if, message, version)
     return FramesRun(tally, spark.sparkContext.master, time.monotonic() - started)
 
 
