@@ -345,3 +345,13 @@ def test_fix_on_every_wire_breaking_case_through_the_command_line(tmp_path: Path
         assert again.stdout == "", case["case"]  # nothing left to edit
         written += changed
     assert written >= 8
+
+
+def test_a_crlf_file_keeps_its_line_ends(tmp_path: Path) -> None:
+    folder = require_shared("compat-cases") / "e4_remove_last_field"
+    for name in ("old.json", "new.json"):
+        (tmp_path / name).write_bytes((folder / name).read_bytes().replace(b"\n", b"\r\n"))
+    (fix,) = suggest(compare_result(str(tmp_path / "old.json"), str(tmp_path / "new.json"), witnesses=False,
+                                    cross_check=0))
+    assert fix.fixable and "\r\n" in fix.fixed
+    assert "\n" not in fix.fixed.replace("\r\n", "")  # no bare LF inserted

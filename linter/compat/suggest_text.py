@@ -69,12 +69,12 @@ def field_insertion(document: SpecDocument, fields: JsonPath, index: int, texts:
     if index < count:
         start = _at(document, (*fields, index))
         indent = _indent(text, start)
-        joiner = f",\n{indent}" if indent is not None else ", "
+        joiner = f",{_newline(text)}{indent}" if indent is not None else ", "
         return Edit(start, start, "", joiner.join(texts) + joiner)
     last = _at(document, (*fields, count - 1))
     end = value_end(text, last)
     indent = _indent(text, last)
-    joiner = f",\n{indent}" if indent is not None else ", "
+    joiner = f",{_newline(text)}{indent}" if indent is not None else ", "
     return Edit(end, end, "", joiner + joiner.join(texts))
 
 
@@ -97,6 +97,11 @@ def _at(document: SpecDocument, path: JsonPath) -> int:
     found = document.positions.exact(path)
     assert found is not None  # the caller counted the elements
     return found[1]
+
+
+def _newline(text: str) -> str:
+    """The file's line end: a CRLF file gets CRLF in what is inserted."""
+    return "\r\n" if "\r\n" in text else "\n"
 
 
 def _indent(text: str, offset: int) -> str | None:
