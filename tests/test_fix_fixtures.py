@@ -94,7 +94,9 @@ def _spliced(text: str, edits: list[dict[str, Any]]) -> str:
 
 
 def _diff(name: str, old: str, new: str) -> str:
-    """The unified diff of two texts, a last line without its newline marked as diff(1) marks it."""
+    """The unified diff of two texts, a last line without its newline marked as diff(1) marks it (an absolute
+    path shown as git diff --no-index shows it: a/tmp/x.json)."""
+    name = name.lstrip("/")
     lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                  fromfile=f"a/{name}", tofile=f"b/{name}")
     return "".join(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n" for line in lines)

@@ -130,8 +130,9 @@ def fixed_text(file: str, edits: Iterable[Edit]) -> tuple[str, str, int]:
 
 def unified_diff(file: str, old: str, new: str) -> str:
     """What ``--diff`` prints for one file."""
+    shown = file.lstrip("/")  # an absolute path reads a/tmp/x.json, as git diff --no-index writes it
     lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                 fromfile=f"a/{file}", tofile=f"b/{file}")
+                                 fromfile=f"a/{shown}", tofile=f"b/{shown}")
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
