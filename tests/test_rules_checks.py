@@ -146,3 +146,12 @@ def test_rules_explain_of_a_rule_with_a_bytes_example() -> None:
     assert result.returncode == 0, result.stderr
     assert "Bad example:\n  (bytes) 7b22" in result.stdout
     assert "Check:\n  read-problem" in result.stdout
+
+
+@pytest.mark.parametrize("pattern", ["(a)\\1", "Code(?=s)", "(?<!Error)Code$"])
+def test_a_convention_pattern_must_run_in_linear_time(tmp_path, cache_dir, pattern) -> None:
+    """A back-reference or a look-around (which need backtracking) is refused when the pack loads: the pattern
+    runs on field names from pull requests (RE2, as the declarative schemas' patterns)."""
+    with pytest.raises(RuleError) as raised:
+        load(tmp_path, f"function: field-convention\noptions: {{name: '{pattern}'}}\n")
+    assert "option name:" in str(raised.value) and "RE2 (linear time) cannot run it" in str(raised.value)

@@ -3,7 +3,6 @@ names, and the conventions of Kafka's field names (rules KL304-KL310, KL351-KL35
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -11,6 +10,7 @@ from linter.engine.checks.common import label
 from linter.engine.checks.registry import check, options
 from linter.engine.context import FileContext, Hit
 from linter.engine.fixes import member_removal
+from linter.engine.patterns import compile_linear
 from linter.model.types import PRIMITIVES
 
 
@@ -122,7 +122,9 @@ def primitive_named_struct(ctx: FileContext, options: dict[str, Any]) -> Iterato
 def field_convention(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     """Fields whose name matches ``name`` (a regular expression) have ``type`` and, with
     ``nullable_everywhere``, are nullable in all of their versions."""
-    pattern = re.compile(options["name"])
+    pattern, _ = compile_linear(options["name"])  # RE2: checked when the pack loaded (format "regex")
+    if pattern is None:
+        return
     wanted_type = options.get("type")
     nullable = options.get("nullable_everywhere", False)
     for spec, _ in ctx.fields:

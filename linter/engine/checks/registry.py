@@ -8,6 +8,7 @@ than a rule that silently finds nothing.
 
 from __future__ import annotations
 
+import copy
 import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -73,6 +74,26 @@ def lookup(name: str) -> CheckDef | None:
     return CHECKS.get(ALIASES.get(name, name))
 
 
+def _format_checker() -> Any:
+    """jsonschema's format checker, with ``regex`` meaning a pattern RE2 runs (``linter.engine.patterns``): an
+    option a check matches against spec text must never backtrack, so one RE2 refuses is refused at load."""
+    from jsonschema import Draft202012Validator
+
+    checker = copy.deepcopy(Draft202012Validator.FORMAT_CHECKER)
+    checker.checks("regex", raises=ValueError)(_runs_linear)
+    return checker
+
+
+def _runs_linear(instance: object) -> bool:
+    from linter.engine.patterns import compile_linear
+
+    if isinstance(instance, str):
+        compiled, why = compile_linear(instance)
+        if compiled is None:
+            raise ValueError(f"RE2 (linear time) cannot run it: {why}")
+    return True
+
+
 def options_problem(definition: CheckDef, given: dict[str, Any]) -> str | None:
     """Why ``given`` are no options of the check, in one line naming the option, or ``None``. An unknown
     option is named first (a misspelt one also leaves a required one missing). Called when a rule loads
@@ -89,9 +110,10 @@ def options_problem(definition: CheckDef, given: dict[str, Any]) -> str | None:
     missing = [name for name in schema.get("required", ()) if name not in given]
     if missing:
         return f"check {definition.name} needs option(s) {', '.join(map(repr, missing))}"
-    validator = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    validator = Draft202012Validator(schema, format_checker=_format_checker())
     error = best_match(validator.iter_errors(given))
     if error is None:
         return None
     where = ".".join(str(part) for part in error.absolute_path)
-    return f"check {definition.name}: option {where}: {error.message}"
+    cause = f" ({error.cause})" if error.cause is not None else ""  # why a format refused it, e.g. RE2's reason
+    return f"check {definition.name}: option {where}: {error.message}{cause}"
