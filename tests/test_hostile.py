@@ -652,3 +652,29 @@ def test_an_output_that_is_no_regular_file_is_written_to_never_replaced(tmp_path
     assert_bounded(outcome)
     assert outcome.code == 0 and received and b"All checks passed" in received[0]
     assert fifo.is_fifo() and [p.name for p in tmp_path.iterdir()] == ["out.fifo"]
+
+
+def _staircase(fields: int) -> str:
+    """A request whose every field starts at its own version: as many layout segments as fields."""
+    specs = [{"name": f"F{i}", "type": "int32", "versions": f"{i}+"} for i in range(fields)]
+    return json.dumps({"apiKey": 9999, "type": "request", "name": "StairsRequest", "validVersions": f"0-{fields}",
+                       "flexibleVersions": "none", "fields": specs})
+
+
+@pytest.mark.parametrize(("fields", "refused"), [(500, False), (3000, True)])
+def test_compat_refuses_a_spec_cut_into_too_many_version_segments(fields: int, refused: bool) -> None:
+    """Layouts are compared once per segment, each the size of the spec: a staircase of 3,000 fields would be
+    9 million field comparisons (52 s). Past ``MAX_SEGMENTS`` the pair is KL1091, named, instead; Kafka's
+    specs have at most 14 segments, and 500 still compare."""
+    from linter.compat.api import compare_texts
+    from linter.compat.compare import MAX_SEGMENTS
+
+    old = _staircase(fields)
+    new = old.replace('"name": "F1", "type": "int32"', '"name": "F1", "type": "int64"')
+    report = compare_texts({"StairsRequest.json": old}, {"StairsRequest.json": new}, witnesses=False, cross_check=0)
+    rules = [f.rule for f in report.findings]
+    if refused:
+        assert rules == ["KL1091"], rules
+        assert f"more than the {MAX_SEGMENTS} compat compares" in report.findings[0].message
+    else:
+        assert "KL1003" in rules and "KL1091" not in rules

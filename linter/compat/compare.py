@@ -20,6 +20,7 @@ from linter.compat.revision import Revision
 from linter.compat.witness import HEADER_NAMES, CrossCodec, Headers, attribute, cause_of
 from linter.model.defaults import DefaultError, parse_default
 from linter.model.spec import MessageSpec
+from linter.model.traits import version_boundaries
 from linter.model.versions import NONE, shown
 
 DEFAULT_CROSS_CHECK = 4  # values per direction per changed version: enough to catch a slip, pre-commit fast
@@ -208,6 +209,11 @@ def compare(old: Revision, new: Revision, *, released: Revision | Sequence[Revis
 
 
 _UNBUILDABLE_ISSUES = ("version-syntax", "type-syntax", "array-of-arrays", "header-versions-syntax")
+# Layouts are built and compared once per segment of versions (``traits.version_boundaries``), each the
+# size of the spec: a spec whose every field starts at its own version would make that quadratic. Kafka's
+# own specs have at most 14 segments (FetchRequest, trunk 2024-10), so this bound keeps compat linear in
+# its input without refusing any real spec.
+MAX_SEGMENTS = 512
 
 
 def unbuildable(message: MessageSpec) -> str | None:
@@ -219,6 +225,10 @@ def unbuildable(message: MessageSpec) -> str | None:
     syntax = next((issue for issue in message.issues if issue.check in _UNBUILDABLE_ISSUES), None)
     if syntax is not None:
         return shown(syntax.message, 200)
+    segments = len(version_boundaries(message))
+    if segments > MAX_SEGMENTS:
+        return (f"its version ranges cut its versions into {segments} segments, more than the {MAX_SEGMENTS} "
+                "compat compares one by one (Kafka's specs have at most 14)")
     stack = [(spec, 1) for struct in (message.struct, *message.common_structs) for spec in struct.fields]
     while stack:
         spec, depth = stack.pop()
