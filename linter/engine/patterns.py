@@ -32,6 +32,13 @@ def compile_linear(pattern: str) -> tuple[Any, str | None]:
         return None, "it holds a lone surrogate, which is no character RE2 can match"
 
 
+def linear_matcher(pattern: str) -> Callable[[str], bool] | None:
+    """``pattern`` (found anywhere in a string) run by RE2, lone surrogates and all; ``None`` when RE2 cannot
+    run it (``compile_linear`` says why)."""
+    compiled, _ = compile_linear(pattern)
+    return None if compiled is None else _matcher(compiled)
+
+
 def _matcher(compiled: Any) -> Callable[[str], bool]:
     """``pattern`` as JSON Schema means it (found anywhere in the string), answers for short strings
     remembered: the same field and type names recur in every spec, and RE2's Python wrapper costs

@@ -10,7 +10,7 @@ from linter.engine.checks.common import label
 from linter.engine.checks.registry import check, options
 from linter.engine.context import FileContext, Hit
 from linter.engine.fixes import member_removal
-from linter.engine.patterns import compile_linear
+from linter.engine.patterns import linear_matcher
 from linter.model.types import PRIMITIVES
 
 
@@ -122,13 +122,13 @@ def primitive_named_struct(ctx: FileContext, options: dict[str, Any]) -> Iterato
 def field_convention(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
     """Fields whose name matches ``name`` (a regular expression) have ``type`` and, with
     ``nullable_everywhere``, are nullable in all of their versions."""
-    pattern, _ = compile_linear(options["name"])  # RE2: checked when the pack loaded (format "regex")
-    if pattern is None:
+    matches = linear_matcher(options["name"])  # RE2: checked when the pack loaded (format "regex")
+    if matches is None:
         return
     wanted_type = options.get("type")
     nullable = options.get("nullable_everywhere", False)
     for spec, _ in ctx.fields:
-        if spec.name is None or spec.type is None or not pattern.search(spec.name):
+        if spec.name is None or spec.type is None or not matches(spec.name):
             continue
         if wanted_type is not None and str(spec.type) != wanted_type:
             yield Hit(spec.child("type"), f"field {spec.name} has type {spec.type}; fields named like this are {wanted_type}")

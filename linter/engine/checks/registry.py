@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from linter.engine.context import Hit
+from linter.engine.patterns import compile_linear
 
 CheckFn = Callable[[Any, dict[str, Any]], Iterator[Hit]]
 SCOPES = ("file", "directory", "meta")  # per file, per directory of files, on the finished run of a file
@@ -85,8 +86,6 @@ def _format_checker() -> Any:
 
 
 def _runs_linear(instance: object) -> bool:
-    from linter.engine.patterns import compile_linear
-
     if isinstance(instance, str):
         compiled, why = compile_linear(instance)
         if compiled is None:
