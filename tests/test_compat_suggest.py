@@ -355,3 +355,21 @@ def test_a_crlf_file_keeps_its_line_ends(tmp_path: Path) -> None:
                                     cross_check=0))
     assert fix.fixable and "\r\n" in fix.fixed
     assert "\n" not in fix.fixed.replace("\r\n", "")  # no bare LF inserted
+
+
+def test_an_explanation_points_at_the_break_in_a_git_tree_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The line comes from the revision compat read, not from a file on disk (a REF:path has none)."""
+    folder = require_shared("compat-cases") / "n31_reorder_different_types"
+    for side in ("old", "new"):
+        (tmp_path / side).mkdir()
+        shutil.copy(folder / f"{side}.json", tmp_path / side / "spec.json")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "add", "."], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"],
+                   check=True)
+    monkeypatch.chdir(tmp_path)
+    on_disk = CliRunner().invoke(cli, ["compat", "--suggest", "old/spec.json", "new/spec.json"])
+    in_git = CliRunner().invoke(cli, ["compat", "--suggest", "HEAD:old/spec.json", "HEAD:new/spec.json"])
+    where = on_disk.stderr.splitlines()[0].split(": ", 1)[0]
+    assert int(where.split(":")[1]) > 1
+    assert in_git.stderr.splitlines()[0].startswith(f"HEAD:new/spec.json:{where.split(':', 1)[1]}:")

@@ -15,25 +15,13 @@ import click
 from linter.compat.compare import CompatResult
 from linter.compat.suggest import Suggestion, suggest
 from linter.engine.fixes import unified_diff, write_atomically
-from linter.parse.document import read_document
-
-
-def _where(suggestion: Suggestion) -> str:
-    """``file:line:col`` of the break a blocked suggestion explains (line 1 when the file cannot say)."""
-    try:
-        with open(suggestion.file, "rb") as handle:
-            document = read_document(suggestion.file, handle.read())
-        line, col = document.locate(suggestion.json_path)
-    except (OSError, ValueError):
-        line, col = 1, 1
-    return f"{suggestion.file}:{line}:{col}"
 
 
 def _explain(suggestions: list[Suggestion]) -> None:
     for suggestion in suggestions:
         for why in suggestion.blocked:
-            click.echo(f"{_where(suggestion)}: {suggestion.message}: no new version can carry this change: {why}",
-                       err=True)
+            click.echo(f"{suggestion.file}:{suggestion.line}:{suggestion.col}: {suggestion.message}: no new version "
+                       f"can carry this change: {why}", err=True)
 
 
 def _to_json(suggestion: Suggestion) -> dict[str, object]:

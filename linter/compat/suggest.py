@@ -18,7 +18,7 @@ revision's at each released version and with the new revision's at its top.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from linter.compat.compare import CompatResult, PairResult, unbuildable
 from linter.compat.diff import compare_messages, is_key_record
@@ -52,7 +52,8 @@ class Suggestion:
     fixed: str = ""
     notes: tuple[str, ...] = ()  # what the edit does, one line per change
     blocked: tuple[str, ...] = ()  # why no edit of Kafka's format keeps the released bytes
-    json_path: JsonPath = ()  # where to point a blocked suggestion
+    line: int = 1  # where a blocked suggestion points: the first wire break in the new file
+    col: int = 1
 
     @property
     def fixable(self) -> bool:
@@ -173,9 +174,9 @@ def _held_back(suggestion: Suggestion) -> Suggestion:
     would leave request and response on different versions."""
     if suggestion.blocked:
         return suggestion
-    return Suggestion(suggestion.file, suggestion.message, suggestion.text, notes=suggestion.notes,
-                      blocked=("the other message of its API cannot carry its change in a new version (explained "
-                               "there), so this one keeps its versions too",))
+    return replace(suggestion, edits=(), fixed="",
+                   blocked=("the other message of its API cannot carry its change in a new version (explained "
+                            "there), so this one keeps its versions too",))
 
 
 def _released_break(pair: PairResult) -> bool:
@@ -222,8 +223,10 @@ def _suggest_pair(result: CompatResult, pair: PairResult, top: int, broken: bool
         fixed = apply_edits(new_doc.text, edits)[0]
         _verify(plan, file, fixed)
     except _Blocked as why:
-        return Suggestion(file, name, new_doc.text, blocked=(str(why),), json_path=_first_break(pair)) if broken \
-            else None
+        if not broken:
+            return None
+        line, col = new_doc.locate(_first_break(pair))
+        return Suggestion(file, name, new_doc.text, blocked=(str(why),), line=line, col=col)
     if not edits:
         return None
     return Suggestion(file, name, new_doc.text, tuple(edits), fixed, tuple(plan.notes))
