@@ -10,12 +10,12 @@ from __future__ import annotations
 import copy
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from conftest import require_shared
+from gitrepo import commit, git
 from hypothesis import assume, event, given, note
 from hypothesis import strategies as st
 from spec_strategies import lint_files, message_specs
@@ -228,10 +228,8 @@ def test_bad_combinations_are_usage_errors(tmp_path: Path, args: list[str]) -> N
 def test_fix_refuses_a_git_tree_as_the_new_side(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _, new = _api_dirs(tmp_path)
     _drop_field(new / "ListOffsetsRequest.json", "CurrentLeaderEpoch")
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    subprocess.run(["git", "-C", str(tmp_path), "add", "."], check=True)
-    subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"],
-                   check=True)
+    git(tmp_path, "init", "-q")
+    commit(tmp_path)
     monkeypatch.chdir(tmp_path)
     shown = CliRunner().invoke(cli, ["compat", "--fix", "old", "HEAD:new"])
     assert shown.exit_code == 2, shown.output
@@ -363,10 +361,8 @@ def test_an_explanation_points_at_the_break_in_a_git_tree_too(tmp_path: Path, mo
     for side in ("old", "new"):
         (tmp_path / side).mkdir()
         shutil.copy(folder / f"{side}.json", tmp_path / side / "spec.json")
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    subprocess.run(["git", "-C", str(tmp_path), "add", "."], check=True)
-    subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"],
-                   check=True)
+    git(tmp_path, "init", "-q")
+    commit(tmp_path)
     monkeypatch.chdir(tmp_path)
     on_disk = CliRunner().invoke(cli, ["compat", "--suggest", "old/spec.json", "new/spec.json"])
     in_git = CliRunner().invoke(cli, ["compat", "--suggest", "HEAD:old/spec.json", "HEAD:new/spec.json"])
