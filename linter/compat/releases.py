@@ -1,7 +1,9 @@
 """A repository's releases, for deciding what shipped: its release tags and the specs each one holds.
 
 Release tags are ``3.7.0`` or ``v1.2`` (release candidates such as ``3.7.0-rc1`` are not releases),
-on any branch, listed with one ``git for-each-ref``. ``release_revisions`` reads every release's
+on any branch, listed with one ``git for-each-ref``. A tag holding a number of more than
+``MAX_RELEASE_DIGITS`` digits (``v<5000 digits>.0``) is no release: it is left out, and no number of a tag
+is ever converted with ``int()`` (versions are ordered as digit strings). ``release_revisions`` reads every release's
 specs with one ``git ls-tree`` per release and one ``git cat-file --batch`` for all their distinct
 blobs, and parses each distinct blob once: Kafka's 54 release tags share about 1,100 blobs.
 """
@@ -9,7 +11,6 @@ blobs, and parses each distinct blob once: Kafka's 54 release tags share about 1
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -24,8 +25,13 @@ from linter.compat.sources import (
     split_specs,
 )
 from linter.model.spec import MessageSpec
+from linter.parse.linear import NotLinearError, linear
 
 RELEASE_TAG = r"^v?\d+\.\d+(\.\d+)?$"
+# Kafka's release numbers have one or two digits; a date (20241031) has eight. A tag with a longer number is
+# no release (junk or hostile), so what is compared stays small whatever a repository holds.
+MAX_RELEASE_DIGITS = 18
+_DIGITS = r"[0-9]+"
 
 
 class Release(NamedTuple):
@@ -35,17 +41,30 @@ class Release(NamedTuple):
     commit: str
     date: int  # the tag's date (annotated) or its commit's (lightweight)
 
-    def order(self) -> tuple[tuple[int, ...], int, str]:
+    def order(self) -> tuple[tuple[tuple[int, str], ...], int, str]:
         """Version order (3.10.0 after 3.9.1), then date: what "first" and "highest" release mean."""
-        return tuple(int(part) for part in re.findall(r"\d+", self.name)), self.date, self.name
+        return version_key(self.name), self.date, self.name
+
+
+def version_key(name: str) -> tuple[tuple[int, str], ...]:
+    """The numbers of ``name`` in numeric order, for any length and without ``int()``: each as (its number of
+    digits without leading zeros, those digits), so 10 sorts after 9 and 0010 equals 10."""
+    parts = (part.lstrip("0") for part in linear(_DIGITS).findall(name))
+    return tuple((len(part), part) for part in parts)
+
+
+def longest_number(name: str) -> int:
+    """How many digits the longest number in ``name`` has (leading zeros included); one linear pass."""
+    return max((len(part) for part in linear(_DIGITS).findall(name)), default=0)
 
 
 def release_tags(top: str, pattern: str = RELEASE_TAG) -> list[Release]:
-    """The release tags on commits, in version order: one ``git for-each-ref``."""
+    """The release tags on commits, in version order: one ``git for-each-ref``. ``pattern`` runs in RE2
+    (linear time in a tag's length); a tag with a number longer than ``MAX_RELEASE_DIGITS`` is left out."""
     try:
-        wanted = re.compile(pattern)
-    except re.error as exc:
-        raise SourceError(f"release tag pattern {pattern!r} is not a regular expression: {exc}") from exc
+        wanted = linear(pattern)
+    except NotLinearError as exc:
+        raise SourceError(f"release tag pattern {pattern!r} is not a regular expression RE2 runs: {exc}") from exc
     done = run_git(top, "for-each-ref", "--format=%(refname)%00%(objecttype)%00%(objectname)%00"
                    "%(*objecttype)%00%(*objectname)%00%(creatordate:unix)", "refs/tags")
     if done.returncode:
@@ -55,9 +74,15 @@ def release_tags(top: str, pattern: str = RELEASE_TAG) -> list[Release]:
         ref, kind, oid, peeled_kind, peeled, date = line.split("\0")
         name = ref.removeprefix("refs/tags/")
         commit = oid if kind == "commit" else peeled if peeled_kind == "commit" else None
-        if commit and wanted.search(name):
-            found.append(Release(name, commit, int(date or 0)))
+        if commit and wanted.search(name) and longest_number(name) <= MAX_RELEASE_DIGITS:
+            found.append(Release(name, commit, _unix_time(date)))
     return sorted(found, key=Release.order)
+
+
+def _unix_time(text: str) -> int:
+    """git's ``creatordate:unix`` (decimal seconds; empty for a tag without a date): at most 20 digits read."""
+    digits = text.strip()
+    return int(digits) if digits.isascii() and digits.isdigit() and len(digits) <= 20 else 0
 
 
 def release_revisions(cwd: str, releases: Sequence[Release]) -> list[Revision]:

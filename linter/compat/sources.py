@@ -21,6 +21,7 @@ from linter.errors import KrpcLintError
 from linter.parse.discovery import is_spec, json_files, skipped_dir
 from linter.parse.document import MAX_SPEC_BYTES
 from linter.parse.files import InputError, read_regular
+from linter.parse.linear import linear
 
 if TYPE_CHECKING:
     from linter.engine.config import Config
@@ -29,8 +30,9 @@ if TYPE_CHECKING:
 READ_LIMIT = MAX_SPEC_BYTES + 1
 _CHUNK = 1 << 20
 _SYMLINK_MODE = b"120000"
-_OBJECT = re.compile(rb"([0-9a-f]{40,64}) ([a-z]+) ([0-9]+)\n?")
-_SIMPLE_NAME = re.compile(r"[\w.-]+(/[\w.-]+)*")
+# git's answer, matched at one position (fullmatch) with bounded repeats; a size has at most 20 digits
+_OBJECT = re.compile(rb"([0-9a-f]{40,64}) ([a-z]{1,16}) ([0-9]{1,20})\n?")
+_SIMPLE_NAME = r"[\w.-]+(/[\w.-]+)*"  # a ref the user gave: run in RE2 (linear.py)
 
 
 class SourceError(KrpcLintError, ValueError):
@@ -309,7 +311,7 @@ class Git:
         name = ref.removeprefix("refs/remotes/")
         for remote in sorted({*listed, "origin"}, key=len, reverse=True):
             branch = name.removeprefix(f"{remote}/")
-            if branch != name and _SIMPLE_NAME.fullmatch(branch):
+            if branch != name and linear(_SIMPLE_NAME).fullmatch(branch):
                 return f"git fetch {remote} {branch}"
         return f"git fetch --tags {'origin' if 'origin' in listed or not listed else listed[0]}"
 

@@ -43,7 +43,6 @@ from __future__ import annotations
 import bisect
 import os
 import posixpath
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -61,6 +60,7 @@ from linter.compat.sources import (
 )
 from linter.errors import KrpcLintError
 from linter.parse.discovery import SKIPPED_DIRS
+from linter.parse.linear import linear
 
 # Kafka's spec directories, in any module or at the top (``**/`` also matches no directory);
 # ``storage`` keeps its specs in ``resources/message``, without ``common``.
@@ -72,7 +72,7 @@ FALLBACK_GLOBS = ("**/*.json",)
 _FALLBACK_EXCLUDES = tuple(f":(glob,exclude){pattern}" for pattern in
                            ("**/.*/**", *(f"**/{name}/**" for name in sorted(SKIPPED_DIRS))))
 
-_GLOB_SPECIAL = re.compile(r"[][*?\\]")
+_GLOB_SPECIAL = r"[][*?\\]"  # run in RE2 (linear.py)
 _EMPTY_TREES = {40: "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
                 64: "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"}
 
@@ -290,7 +290,7 @@ def _spec_dirs(top: str, commits: Iterable[str]) -> tuple[str, ...]:
 
 def _glob_escape(text: str) -> str:
     """``text`` matched literally inside a ``:(glob)`` pathspec."""
-    return _GLOB_SPECIAL.sub(lambda found: "\\" + found[0], text)
+    return linear(_GLOB_SPECIAL).sub(lambda found: "\\" + found[0], text)
 
 
 def _log(
