@@ -15,6 +15,12 @@ is skipped, as Kafka skips it: that loss is what ``tag-removed`` reports.
 The first field read differently is often not the one that changed (a retyped field upsets the
 fields after it), so a finding's witness also names its cause: ``attribute`` words every witness
 in one place, ``explain``.
+
+A witness stays small whatever the message (a spec of thousands of fields has thousands of findings,
+each with a witness): up to ``WHOLE_BYTES`` the hex is the whole message; beyond, ``excerpt`` shows
+``WINDOW`` bytes either side of the first byte at which the two revisions' encodings of the value
+part (and of the byte where reading failed), with ``… N bytes …`` for the rest, and the decoded values
+are ``trimmed`` to ``SHOWN_NODES`` members around the first field read differently.
 """
 
 from __future__ import annotations
@@ -37,6 +43,12 @@ from linter.model.traits import header_version
 from linter.parse.jsonc import JsonPath
 
 Flat = tuple[list[tuple[str, Any]], dict[str, tuple[bool, Any]]]
+
+WHOLE_BYTES = 512  # a message up to this size is shown whole (hex); larger ones as an excerpt
+WINDOW = 64  # bytes shown either side of the offset where the revisions part
+WHOLE_JSON = 4096  # a decoded value whose JSON is up to this long is shown whole
+SHOWN_NODES = 32  # members (fields, elements) shown of a larger decoded value
+SHOWN_CHARS = 64  # a longer string (or key) of a larger decoded value is cut
 
 
 HEADER_NAMES = ("RequestHeader", "ResponseHeader")
@@ -73,9 +85,14 @@ class Proof(Witness):
     detail: str = ""  # what the reader made of ``diverges_at``
     observed: str = ""  # the codec's account alone: the text without a cause
     cause: Cause | None = None
+    length: int | None = None  # the message's size in bytes (``hex`` may be an excerpt of it)
+    offset: int | None = None  # set when ``hex`` is an excerpt: the byte it is centred on
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
+        out["length"] = len(self.hex) // 2 if self.length is None else self.length
+        if self.offset is not None:
+            out["offset"] = self.offset
         out["diverges_at"] = self.diverges_at
         out["cause"] = self.cause.field if self.cause else None
         out["cause_change"] = self.cause.change if self.cause else None
@@ -110,9 +127,135 @@ def attribute(witness: Witness | None, cause: Cause | None) -> Witness | None:
 
 
 def as_proof(witness: Witness) -> Proof:
-    """A plain witness (an apiKey's, a frame's) as a ``Proof`` whose account is its text."""
+    """A plain witness (an apiKey's, a frame's) as a ``Proof`` whose account is its text; a long one is cut
+    as ``bounded`` cuts it, around its first byte (a frame's header, where it is read differently)."""
     kept = {f.name: getattr(witness, f.name) for f in fields(Witness)}
-    return Proof(**kept, observed=witness.error or witness.reason)
+    length = len(witness.hex) // 2
+    if length > WHOLE_BYTES:
+        kept.update(hex=excerpt(bytes.fromhex(witness.hex), 0), decoded_old=trimmed(witness.decoded_old),
+                    decoded_new=trimmed(witness.decoded_new))
+        return Proof(**kept, observed=witness.error or witness.reason, length=length, offset=0)
+    return Proof(**kept, observed=witness.error or witness.reason, length=length)
+
+
+def excerpt(data: bytes, offset: int, also: int | None = None) -> str:
+    """``data`` as hex: whole up to ``WHOLE_BYTES``, else ``WINDOW`` bytes either side of ``offset`` (and of
+    ``also``, where reading failed) with ``… N bytes …`` for each run left out.
+
+    >>> excerpt(bytes(range(4)), 2)
+    '00010203'
+    >>> shown = excerpt(bytes(1000), 500)
+    >>> shown.startswith("… 436 bytes …") and shown.endswith("… 435 bytes …"), len(shown.replace("0", ""))
+    (True, 26)
+    """
+    if len(data) <= WHOLE_BYTES:
+        return data.hex()
+    spans: list[tuple[int, int]] = []
+    for centre in sorted({min(max(point, 0), len(data)) for point in (offset, also) if point is not None}):
+        start, end = max(centre - WINDOW, 0), min(centre + WINDOW + 1, len(data))
+        if spans and start <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+        else:
+            spans.append((start, end))
+    out, at = [], 0
+    for start, end in spans:
+        if start > at:
+            out.append(f"… {start - at} bytes …")
+        out.append(data[start:end].hex())
+        at = end
+    if at < len(data):
+        out.append(f"… {len(data) - at} bytes …")
+    return "".join(out)
+
+
+def parting(ours: bytes, theirs: bytes | None) -> int | None:
+    """The first byte at which two encodings differ (``None`` when they do not, or there is no second).
+
+    >>> parting(b"abcd", b"abXd"), parting(b"ab", b"abc"), parting(b"ab", b"ab")
+    (2, 2, None)
+    """
+    if theirs is None or ours == theirs:
+        return None
+    low, high = 0, min(len(ours), len(theirs))  # the common prefix is [0, low): halved, in C-speed compares
+    while low < high:
+        middle = (low + high + 1) // 2
+        if ours[low:middle] == theirs[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def trimmed(value: Any, at: str | None = None) -> Any:
+    """A decoded value as a witness shows it: whole when its JSON is short (``WHOLE_JSON``), else at most
+    ``SHOWN_NODES`` members, the fields on the way to ``at`` (a field path) first, strings and keys cut to
+    ``SHOWN_CHARS``, and what is left out counted (``"…": "1968 more fields"``, ``"… 998 more elements"``)."""
+    if value is None or _json_length(value, WHOLE_JSON) <= WHOLE_JSON:
+        return value
+    parts = (at or "").replace("[", ".").replace("]", ".").split(".")  # ``Topics[2].Name``: Topics, Name
+    path = [json_name(part) for part in parts if part and not part.isdigit()]
+    return _trim(value, path, [SHOWN_NODES], 0)
+
+
+def json_name(name: str) -> str:
+    """A field's key in Kafka's JSON form (the codec's ``json_key``): its first letter lower-cased."""
+    return name[:1].lower() + name[1:]
+
+
+def _json_length(value: Any, limit: int) -> int:
+    """About how long ``value``'s JSON is, counted no further than just past ``limit`` (no recursion)."""
+    total, stack = 0, [value]
+    while stack and total <= limit:
+        item = stack.pop()
+        if isinstance(item, dict):
+            total += 2 + sum(len(str(key)) + 4 for key in item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            total += 2 + len(item)
+            stack.extend(item)
+        else:
+            total += len(str(item)) + 2
+    return total
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS]}… ({len(text)} characters)"
+
+
+def _trim(value: Any, path: list[str], budget: list[int], depth: int) -> Any:
+    """``trimmed``'s walk; ``depth`` is bounded by the codec's nesting (``MAX_DEPTH``), cut there anyway."""
+    if isinstance(value, str):
+        return _cut(value)
+    if depth > MAX_DEPTH and isinstance(value, dict | list):
+        return "…"
+    if isinstance(value, dict):
+        wanted = path[0] if path else None
+        out: dict[str, Any] = {}
+        if wanted is not None and wanted in value:  # the way to the first field read differently, whatever the budget
+            budget[0] -= 1
+            out[_cut(wanted)] = _trim(value[wanted], path[1:], budget, depth + 1)
+        left = 0
+        for key, item in value.items():
+            if key == wanted:
+                continue
+            if budget[0] <= 0:
+                left += 1
+                continue
+            budget[0] -= 1
+            out[_cut(str(key))] = _trim(item, [], budget, depth + 1)
+        if left:
+            out["…"] = f"{left} more field{'s' if left != 1 else ''}"
+        return out
+    if isinstance(value, list):
+        items: list[Any] = []
+        for index, item in enumerate(value):
+            if budget[0] <= 0 and index:
+                items.append(f"… {len(value) - index} more element{'s' if len(value) - index != 1 else ''}")
+                break
+            budget[0] -= 1
+            items.append(_trim(item, path, budget, depth + 1))
+        return items
+    return value
 
 
 def cause_of(change: Change, old: MessageSpec | None, new: MessageSpec | None) -> Cause | None:
@@ -262,7 +405,7 @@ class CrossCodec:
             decoded = r_codec.decode(r_name, r_version, data)
         except DecodeError as exc:
             failed = Divergence(exc.path, str(exc), str(exc))
-            return self._witness(version, writer, data, value, None, failed, error=True)
+            return self._witness(version, writer, data, value, None, failed, failed_at=exc.offset)
         written = flatten(w_codec.plan(w_name, w_version), value)
         read = flatten(r_codec.plan(r_name, r_version), decoded)
         found = Comparison(self.renames, old_writes=writer == "old").divergence(written, read)
@@ -271,12 +414,30 @@ class CrossCodec:
         return self._witness(version, writer, data, value, decoded, found)
 
     def _witness(self, version: int, writer: str, data: bytes, written: Any, read: Any, found: Divergence,
-                 error: bool = False) -> Proof:
+                 failed_at: int | None = None) -> Proof:
+        """The proof of one disagreement; a long message's bytes and values are shown around where the
+        revisions part (``excerpt``, ``trimmed``), so that a witness's size does not follow the message's."""
         reader = "new" if writer == "old" else "old"
         shown = {writer: self._json(writer, version, written), reader: self._json(reader, version, read)}
-        return Proof(version, writer, data.hex(), shown["old"], shown["new"], error=found.text if error else None,
+        error = failed_at is not None
+        hex_text, offset = data.hex(), None
+        if len(data) > WHOLE_BYTES:
+            offset = self._parting(version, reader, data, written)
+            offset = (failed_at or 0) if offset is None else offset
+            hex_text = excerpt(data, offset, failed_at)
+            shown = {side: trimmed(value, found.where) for side, value in shown.items()}
+        return Proof(version, writer, hex_text, shown["old"], shown["new"], error=found.text if error else None,
                      reason="" if error else found.text, diverges_at=found.where or None, detail=found.detail,
-                     observed=found.text)
+                     observed=found.text, length=len(data), offset=offset)
+
+    def _parting(self, version: int, reader: str, data: bytes, written: Any) -> int | None:
+        """Where the reader's revision would write the same value differently: the first byte it reads
+        as something else (``None`` when it cannot write it, or writes the same bytes)."""
+        try:
+            theirs = self.codec(reader).encode(self.names[reader], self.version_of(reader, version), written)
+        except (CodecError, KeyError, TypeError, ValueError):
+            return None
+        return parting(data, theirs)
 
     def _json(self, side: str, version: int, value: Any) -> Any:
         if value is None:
