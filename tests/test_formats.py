@@ -206,10 +206,12 @@ def test_github_commands(mixed):
 
 
 def test_github_escaping():
-    report = report_of(finding(path="dir,x/a:b%.json", message="100% wrong:\r\nsee, here"))
+    """GitHub's rules (``%`` as ``%25``, and in properties ``:`` and ``,``), over the printable text: a line break
+    of the input shows as ``\\r\\n`` in the annotation, so the command stays one line whatever the runner does."""
+    report = report_of(finding(path="dir,x/a:b%.json", message="100% wrong:\r\nsee, here\x1b]0;t\x07"))
     (line,) = render(report, "github").splitlines()
     assert line == ("::error file=dir%2Cx/a%3Ab%25.json,line=3,col=7,title=KL301 [field-name-pattern]"
-                    "::100%25 wrong:%0D%0Asee, here")
+                    "::100%25 wrong:\\r\\nsee, here\\x1b]0;t\\x07")
 
 
 def test_github_nothing_for_a_clean_report():
@@ -245,4 +247,7 @@ def test_junit_without_a_file_list_uses_the_findings():
 def test_junit_survives_characters_xml_cannot_carry():
     text = render(report_of(finding(message='bad \x01 "name" <&>')), "junit")
     (failure,) = ET.fromstring(text).iter("failure")
-    assert failure.get("message") == 'KL301 [field-name-pattern] bad \ufffd "name" <&>'
+    assert failure.get("message") == 'KL301 [field-name-pattern] bad \\x01 "name" <&>'
+    text = render(report_of(finding(message="not XML: \ufffe")), "junit")
+    (failure,) = ET.fromstring(text).iter("failure")
+    assert failure.get("message") == "KL301 [field-name-pattern] not XML: \ufffd"

@@ -18,7 +18,7 @@ import click
 
 from linter.engine.levels import FORMATS, KAFKA_VERSIONS, PROFILES, SEVERITIES
 from linter.errors import KrpcLintError
-from linter.report.escape import printable
+from linter.report.escape import printable, writable
 
 if TYPE_CHECKING:
     from linter.engine.config import Config
@@ -178,7 +178,7 @@ def emit(text: str, output: str | None = None, *, color: bool = False) -> None:
     """The finished report: to stdout, or to ``output``. A regular file (or a new one) is replaced through a
     temporary sibling renamed over it, so it only ever holds a whole report (callers render first, then
     emit); anything else that exists (``/dev/null``, a FIFO, a terminal) is written to, never replaced."""
-    text = printable(text)
+    text = writable(text)
     if output is None:
         click.echo(text, nl=False, color=color)
         return

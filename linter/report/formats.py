@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from linter.engine.rules import Rule
 
 from linter.engine.levels import FORMATS
-from linter.report.escape import json_text
+from linter.report.escape import guard_lines, json_text, lead_path, printable
 
 TOOL_NAME = "krpc-lint"
 INFORMATION_URI = "https://pypi.org/project/krpc-lint/"
@@ -67,7 +67,8 @@ def render(report: Report, fmt: str, *, color: bool = False, rules: dict[str, Ru
 
 
 def rule_label(finding: Finding) -> str:
-    """``KL301 [field-name-pattern]``: the rule as findings name it in text, github and junit."""
+    """``KL301 [field-name-pattern]``: the rule as findings name it in text, github and junit (a rule pack's ids
+    and names are as untrusted as a spec: callers escape the label for their format)."""
     return f"{finding.rule} [{finding.name}]" if finding.name else finding.rule
 
 
@@ -97,11 +98,15 @@ Segments = list[tuple[str, str]]  # (text, rich style); style "" is plain
 
 
 def _text_lines(report: Report) -> Iterable[Segments]:
+    """Each finding's lines: every piece from the input (path, rule label, message, hint, witness) made
+    ``printable``, so none adds a line, a control sequence or a workflow command (a path that would start its
+    line with ``::`` is shown as ``./::...``)."""
     for finding in report.findings:
-        yield [(f"{finding.path}:{finding.line}:{finding.col}:", "bold"), (" ", ""),
-               (rule_label(finding), SEVERITY_STYLE.get(finding.severity, "")), (f" {finding.message}", "")]
+        yield [(f"{lead_path(finding.path)}:{finding.line}:{finding.col}:", "bold"), (" ", ""),
+               (printable(rule_label(finding)), SEVERITY_STYLE.get(finding.severity, "")),
+               (f" {printable(finding.message)}", "")]
         if finding.hint:
-            yield [("  hint: ", "dim"), (" ".join(finding.hint.split()), "")]
+            yield [("  hint: ", "dim"), (printable(" ".join(finding.hint.split())), "")]
         if finding.witness:
             yield from _witness_lines(finding.witness)
     summary = report.summary
@@ -111,10 +116,11 @@ def _text_lines(report: Report) -> Iterable[Segments]:
 
 def _witness_lines(witness: dict[str, Any]) -> Iterable[Segments]:
     """The proof of a wire break: who wrote which bytes at which version, and what the other read."""
-    writer = witness.get("writer", "old")
-    data = witness.get("hex", "")
+    writer = printable(str(witness.get("writer", "old")))
+    data = printable(str(witness.get("hex", "")))
     shown = data if len(data) <= 96 else f"{data[:96]}... ({len(data) // 2} bytes)"
-    yield [("  witness: ", "dim"), (f"v{witness.get('version')} written by the {writer} revision: {shown}", "")]
+    yield [("  witness: ", "dim"),
+           (f"v{printable(str(witness.get('version')))} written by the {writer} revision: {shown}", "")]
     yield [("           ", ""), (witness_outcome(witness), "")]
 
 
@@ -123,14 +129,14 @@ def witness_outcome(witness: dict[str, Any]) -> str:
     witness line; the audit's ``witness_reading``)."""
     reader = "old" if witness.get("writer") == "new" else "new"
     if witness.get("error"):
-        return f"the {reader} revision fails: {witness['error']}"
-    return f"the {reader} revision reads it differently: {witness.get('reason') or 'another value'}"
+        return f"the {reader} revision fails: {printable(str(witness['error']))}"
+    return f"the {reader} revision reads it differently: {printable(str(witness.get('reason') or 'another value'))}"
 
 
 def render_text(report: Report, *, color: bool = False) -> str:
     lines = list(_text_lines(report))
     if not color:
-        return "".join("".join(text for text, _ in segments) + "\n" for segments in lines)
+        return guard_lines("".join("".join(text for text, _ in segments) + "\n" for segments in lines))
     from io import StringIO
 
     from rich.console import Console
@@ -140,8 +146,8 @@ def render_text(report: Report, *, color: bool = False) -> str:
     console = Console(file=buffer, force_terminal=True, no_color=False, color_system="standard",
                       highlight=False, markup=False, emoji=False, soft_wrap=True, width=10_000)
     for segments in lines:
-        console.print(Text.assemble(*segments))  # rich styles nothing for "", as for None
-    return buffer.getvalue()
+        console.print(Text.assemble(*segments))  # rich styles nothing for "", as for None; Text reads no markup
+    return guard_lines(buffer.getvalue())
 
 
 # --- json ----------------------------------------------------------------------------------
@@ -249,12 +255,15 @@ def render_sarif(report: Report, rules: dict[str, Rule] | None = None) -> str:
 
 
 def escape_data(value: str) -> str:
-    """GitHub's escaping of a workflow command's message (after ``::``)."""
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """GitHub's escaping of a workflow command's message (after ``::``; the runner's ``UnescapeData`` reverses
+    ``%25``, ``%0D``, ``%0A``), over the ``printable`` text: a control character or a line break of the input
+    shows as its escape, never reaches the log, and the command stays one line."""
+    return printable(value).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(value: str) -> str:
-    """GitHub's escaping of a workflow command's property value (``file=...,title=...``)."""
+    """GitHub's escaping of a workflow command's property value (``file=...,title=...``): ``escape_data`` and
+    ``:`` as ``%3A``, ``,`` as ``%2C`` (the runner splits properties at ``,`` and the command at ``::``)."""
     return escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
@@ -277,7 +286,9 @@ def render_github(report: Report) -> str:
 
 
 def _xml_text(value: str) -> str:
-    return _XML_INVALID.sub("\ufffd", value)
+    """Text from the input as a JUnit attribute or element: ``printable`` (a CI dashboard shows one line, no
+    control characters), then U+FFFE/U+FFFF, which XML cannot carry even escaped, as U+FFFD."""
+    return _XML_INVALID.sub("\ufffd", printable(value))
 
 
 def render_junit(report: Report, files: list[str] | None = None) -> str:
