@@ -26,7 +26,6 @@ Keys (yamllint/ruff/buf users will recognise them)::
 
 from __future__ import annotations
 
-import fnmatch
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -35,6 +34,8 @@ from typing import Any
 from linter.engine.levels import KAFKA_VERSIONS, PROFILES, SEVERITIES
 from linter.errors import KrpcLintError
 from linter.parse.files import InputError, read_regular
+from linter.parse.globs import glob_matcher
+from linter.parse.linear import NotLinearError
 
 CONFIG_BYTES = 1024 * 1024  # a config file is a few lines; more is not a config
 
@@ -153,11 +154,30 @@ class Config:
 
 
 def _matches(path: str, patterns: tuple[str, ...]) -> bool:
-    """A glob anchored anywhere in the path (``**/test/**`` and ``test/**`` alike)."""
+    """A glob anchored anywhere in the path (``**/test/**`` and ``test/**`` alike): fnmatch's meaning, in time
+    linear in the path whatever the globs (``parse.globs``, RE2)."""
     if not patterns:
         return False
-    posix = Path(path).as_posix()
-    return any(fnmatch.fnmatch(posix, p) or fnmatch.fnmatch(posix, f"*/{p}") for p in patterns)
+    try:
+        matches = glob_matcher(patterns, anywhere=True)
+    except NotLinearError as exc:  # a Config built without load_config, which checks its globs
+        raise ConfigError(f"glob patterns {_shown(patterns)} cannot be matched: {exc}") from None
+    return matches(Path(path).as_posix())
+
+
+def _globs(value: Any, key: str, file: Path) -> tuple[str, ...]:
+    """Glob patterns (``exclude``, ``include``, ``per-path.paths``), refused now when they cannot be matched."""
+    globs = _strings(value, key, file)
+    try:
+        glob_matcher(globs, anywhere=True)
+    except NotLinearError as exc:
+        raise ConfigError(f"{file}: {key}: globs that cannot be matched ({exc})") from None
+    return globs
+
+
+def _shown(patterns: tuple[str, ...]) -> str:
+    text = ", ".join(patterns)
+    return repr(text if len(text) <= 60 else text[:57] + "...")
 
 
 def find_config(start: Path) -> Path | None:
@@ -301,7 +321,7 @@ def _from_mapping(data: dict[str, Any], file: Path) -> Config:
             raise ConfigError(f"{file}: per-path[{index}]: unknown key(s) {', '.join(extra)} "
                               f"(known: {', '.join(sorted(_PER_PATH_KEYS))})")
         naming = item.get("file-naming")
-        overrides.append(PathOverride(_strings(item["paths"], "per-path.paths", file),
+        overrides.append(PathOverride(_globs(item["paths"], "per-path.paths", file),
                                       _strings(item.get("ignore", []), "per-path.ignore", file),
                                       _severities(item.get("severity", {}), "per-path.severity", file),
                                       None if naming is None else _file_naming(naming, "per-path.file-naming", file)))
@@ -322,8 +342,8 @@ def _from_mapping(data: dict[str, Any], file: Path) -> Config:
         severity=severity,
         configured=frozenset((*select, *ignore, *severity)),
         fail_on=fail_on,
-        exclude=_strings(data.get("exclude", []), "exclude", file),
-        include=_strings(data.get("include", []), "include", file),
+        exclude=_globs(data.get("exclude", []), "exclude", file),
+        include=_globs(data.get("include", []), "include", file),
         rule_packs=tuple(str(base / p) for p in _strings(data.get("rule-packs", []), "rule-packs", file)),
         baseline=str(base / baseline) if isinstance(baseline, str) else None,
         per_path=tuple(overrides),

@@ -13,23 +13,18 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from linter.parse.linear import LinearPattern, NotLinearError, linear
+
 _PREFIX = "krpc-lint-re2:"
 LITERAL_KEYWORDS = ("const", "enum", "default", "examples")  # their values are data, never read as schemas
 
 
-@lru_cache(maxsize=512)
-def compile_linear(pattern: str) -> tuple[Any, str | None]:
-    """(compiled RE2 pattern, None), or (None, why RE2 refuses it)."""
-    import re2
-
-    options = re2.Options()
-    options.log_errors = False  # the reason goes into our message, not to stderr
+def compile_linear(pattern: str) -> tuple[LinearPattern | None, str | None]:
+    """(the pattern compiled by RE2 through ``parse.linear``, None), or (None, why RE2 refuses it)."""
     try:
-        return re2.compile(pattern, options), None
-    except re2.error as exc:
-        return None, str(exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else exc)
-    except UnicodeEncodeError:
-        return None, "it holds a lone surrogate, which is no character RE2 can match"
+        return linear(pattern), None
+    except NotLinearError as exc:
+        return None, str(exc)
 
 
 def linear_matcher(pattern: str) -> Callable[[str], bool] | None:
@@ -39,29 +34,20 @@ def linear_matcher(pattern: str) -> Callable[[str], bool] | None:
     return None if compiled is None else _matcher(compiled)
 
 
-def _matcher(compiled: Any) -> Callable[[str], bool]:
+def _matcher(compiled: LinearPattern) -> Callable[[str], bool]:
     """``pattern`` as JSON Schema means it (found anywhere in the string), answers for short strings
     remembered: the same field and type names recur in every spec, and RE2's Python wrapper costs
     microseconds a call."""
-    def search(text: str) -> bool:
-        try:
-            return compiled.search(text) is not None
-        except UnicodeEncodeError:  # RE2 matches UTF-8: a lone surrogate (a JSON "\ud800") is no letter of it
-            return compiled.search(_replace_surrogates(text)) is not None
+    search = compiled.search
 
     @lru_cache(maxsize=8192)
     def short(text: str) -> bool:
-        return search(text)
+        return search(text) is not None
 
     def matches(text: str) -> bool:
-        return short(text) if len(text) <= 256 else search(text)
+        return short(text) if len(text) <= 256 else search(text) is not None
 
     return matches
-
-
-def _replace_surrogates(text: str) -> str:
-    """Each lone surrogate as U+FFFD, the replacement character, which a pattern can match as one."""
-    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def linear_patterns(schema: Any) -> tuple[Any, dict[str, Callable[[str], bool]]]:

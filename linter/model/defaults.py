@@ -16,10 +16,16 @@ from linter.model.types import FieldType
 from linter.model.versions import java_trim, shown
 from linter.model.wire import INTEGERS
 
+# Every pattern here runs with fullmatch and is deterministic: at each choice (an optional part, a repeat, an
+# alternative) the next character decides, so Python's ``re`` never backtracks more than one step
+# (tests/test_linear_patterns.py proves it on the parse tree).
 _JAVA_DIGITS = {10: re.compile(r"[+-]?[0-9]+"), 16: re.compile(r"[+-]?[0-9a-fA-F]+")}
-_DEC = r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-_HEX = r"0[xX](?:[0-9a-fA-F]+\.?|[0-9a-fA-F]*\.[0-9a-fA-F]+)[pP][+-]?[0-9]+"
-_JAVA_DOUBLE = re.compile(rf"[+-]?(?:NaN|Infinity|(?:{_DEC}|{_HEX})[fFdD]?)")
+_EXPONENT = r"(?:[eE][+-]?[0-9]+)?"
+_AFTER_DIGIT = rf"[0-9]*(?:\.[0-9]*)?{_EXPONENT}"  # the rest of a decimal after its first digit
+_HEX_BODY = r"(?:[0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+"
+# Double.parseDouble's grammar: [0-9]+ .? [0-9]* | . [0-9]+, an exponent; 0x hex . hex p exponent; then f/F/d/D.
+_JAVA_DOUBLE = re.compile(
+    rf"[+-]?(?:NaN|Infinity|(?:0(?:[xX]{_HEX_BODY}|{_AFTER_DIGIT})|[1-9]{_AFTER_DIGIT}|\.[0-9]+{_EXPONENT})[fFdD]?)")
 _URL_BASE64 = re.compile(r"[A-Za-z0-9_-]*={0,2}")
 
 
