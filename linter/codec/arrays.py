@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import operator
 import struct
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -15,10 +16,42 @@ from linter.codec.wire import INT32, Decoder, Encoder
 Bulk = tuple[str, tuple[str, ...]]  # an element struct's row format (struct codes) and its keys, in order
 
 
+class _Allowance(threading.local):
+    """Elements without bytes (structs of empty structs, at a version that is not flexible) that the decode
+    in progress on this thread may still build: one per byte of its input, all arrays together.
+
+    Kafka checks each array alone (its generated readers refuse a length above the bytes remaining:
+    ``MessageDataGenerator.generateVariableLengthReader``, apache/kafka db28f81a), so arrays of such elements
+    nested in another array multiply: 10 KB of input claimed a million elements (547 MB). An array's length
+    takes a byte at least, so within one decode the arrays start at increasing offsets: a start at or before
+    the last one, or another buffer, is another decode (``Codec`` also starts one afresh, ``fresh``)."""
+
+    def __init__(self) -> None:
+        self.buf: bytes | None = None
+        self.start = -1
+        self.left = 0
+
+    def take(self, buf: bytes, start: int, count: int) -> None:
+        if self.buf is not buf or start <= self.start:
+            self.buf, self.left = buf, len(buf)
+        self.start = start
+        self.left -= count
+        if self.left < 0:
+            raise DecodeError(f"array of {count} elements that take no bytes: with those before it, more such "
+                              f"elements than the {len(buf)} bytes of the input (at most one per byte)", start)
+
+    def fresh(self) -> None:
+        self.buf, self.start = None, -1
+
+
+ALLOWANCE = _Allowance()
+
+
 def array_codec(compact: bool, nullable: bool, element: tuple[Encoder, Decoder],
-                fixed: str | None = None, bulk: Bulk | None = None) -> tuple[Encoder, Decoder]:
+                fixed: str | None = None, bulk: Bulk | None = None, empty: bool = False) -> tuple[Encoder, Decoder]:
     """An array; ``fixed`` (a struct code like "i") packs an array of integers in one call, ``bulk``
-    (element format, keys) an array of structs made only of fixed-width integers."""
+    (element format, keys) an array of structs made only of fixed-width integers; ``empty``: its elements
+    take no bytes, and count against the decode's ``ALLOWANCE``."""
     write_len, read_len = length_codec(compact, INT32, nullable, "array")
     encode_item, decode_item = element
     if fixed is not None:
@@ -47,6 +80,8 @@ def array_codec(compact: bool, nullable: bool, element: tuple[Encoder, Decoder],
             return None, pos
         if count > len(buf) - pos:
             raise DecodeError(f"array of {count} elements, but only {len(buf) - pos} bytes left", start)
+        if empty and count:
+            ALLOWANCE.take(buf, start, count)
         items: list[Any] = []
         append = items.append
         index = 0
@@ -182,4 +217,4 @@ def _bulk_array_codec(write_len: LengthWriter, read_len: LengthReader, nullable:
     return encode, decode
 
 
-__all__ = ["Bulk", "array_codec"]
+__all__ = ["ALLOWANCE", "Bulk", "array_codec"]

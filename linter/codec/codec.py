@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any, NamedTuple
 
+from linter.codec.arrays import ALLOWANCE
 from linter.codec.compiler import UNKNOWN_TAGS, MessageCompiler, StructPlan
 from linter.codec.errors import DecodeError, EncodeError, SpecError
 from linter.codec.wire import INT16, INT32, need
@@ -483,6 +484,7 @@ class Codec:
     @staticmethod
     def _whole(plan: StructPlan, buf: bytes, pos: int) -> dict[str, Any]:
         """Decode with the reference plan; the message must use every remaining byte."""
+        ALLOWANCE.fresh()
         value, end = plan.decode(buf, pos)
         if end != len(buf):
             raise DecodeError(f"{len(buf) - end} trailing bytes after the message", end)

@@ -163,7 +163,8 @@ class MessageCompiler:
                 element = leaf_codec(name, compact, nullable=False)
                 to_json, from_json = leaf_json(name)
             encode, decode = array_codec(compact, nullable, element, int_code(field_type),
-                                         nested.bulk if nested is not None else None)
+                                         nested.bulk if nested is not None else None,
+                                         empty=nested is not None and nested.takes_no_bytes)
             return encode, decode, map_json(to_json), map_json(from_json, name)
         if nested is not None:
             encode, decode = _nullable_struct(nested, nullable, tagged)

@@ -53,8 +53,8 @@ def _native_field(plan: FieldPlan) -> NativeField:
     kind: int
     extra: Any
     if field_type.is_array:
-        if plan.nested is not None:
-            kind, extra = _K_STRUCT_ARRAY, native_tuple(plan.nested)
+        if plan.nested is not None:  # elements without bytes: the Python closure counts them (arrays.ALLOWANCE)
+            kind, extra = python if plan.nested.takes_no_bytes else (_K_STRUCT_ARRAY, native_tuple(plan.nested))
         elif name in _NATIVE_INT:
             kind, extra = _K_INT_ARRAY, _NATIVE_INT[name]
         else:

@@ -74,6 +74,11 @@ class StructPlan:
         self.flexible = flexible
         self.fields = fields
         self.regular_fields = [f for f in fields if f.present and f.tag is None]
+        # no byte on the wire at this version: not flexible (no tagged section), every field an inlined struct
+        # that takes none either (the nested plans are built first); arrays of it count against ALLOWANCE
+        self.takes_no_bytes: bool = not flexible and all(
+            f.nested is not None and not f.type.is_array and not f.nullable and f.nested.takes_no_bytes
+            for f in self.regular_fields)
         self.steps = _steps(self.regular_fields)
         self.tagged_section = TaggedFields([(f.tag, f) for f in fields if f.present and f.tag is not None])
         self.tagged = self.tagged_section.fields
