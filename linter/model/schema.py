@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from linter.model.spec import Issue
 from linter.parse.jsonc import JsonPath
+from linter.parse.linear import linear
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator, ValidationError
@@ -67,7 +68,7 @@ def generate_validator_source() -> str:
     # so the names fastjsonschema builds on every call for its messages are passed through unbuilt: a path
     # string per value, and per array element a ``str.format(**locals())``.
     code = _ARGUMENT_NAME.sub(", name_prefix)", code)
-    found = re.search(r"^def (validate\w*)\(", code, re.MULTILINE)
+    found = linear(r"(?m)^def (validate\w*)\(").search(code)
     if found is None:
         raise RuntimeError("fastjsonschema's code has no validate function")  # a fastjsonschema we do not know
     entry = found.group(1)

@@ -30,12 +30,12 @@ import bisect
 import itertools
 import math
 import random
-import re
 import uuid
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from linter.codec.values import Array, Leaf, Shape, Slot, Struct, shape
+from linter.parse.linear import linear
 
 if TYPE_CHECKING:
     from linter.codec import Codec
@@ -283,7 +283,7 @@ def int_maker(rng: random.Random, key: str, low: int, high: int) -> Maker:
     """The integer distribution of a field: its rule's if every value drawn fits the type, else generic."""
     random_, lowered = rng.random, key.lower()
     for pattern, smallest, largest, factory in _INT_RULES:
-        if re.search(pattern, lowered) and low <= smallest and largest <= high:
+        if linear(pattern).search(lowered) and low <= smallest and largest <= high:
             return factory(random_)
     return _generic_int(rng, low, high)
 
@@ -361,7 +361,7 @@ class Vocabulary:
         """The string distribution of a field, from its name."""
         lowered = key.lower()
         for pattern, pick in self._string_rules():
-            if re.search(pattern, lowered):
+            if linear(pattern).search(lowered):
                 return pick()
         return self.text
 

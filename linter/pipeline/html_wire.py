@@ -44,7 +44,19 @@ def _versions(row: Row) -> str:
 def _bare_message(row: Row) -> str:
     """The message without its ``API (vN):`` prefix: the API and Versions columns say it."""
     message, name = str(row.get("message") or ""), row.get("message_name")
-    return re.sub(rf"^{re.escape(str(name))}(?: \(v[^)]*\))?: ", "", message) if name else message
+    return _without_prefix(message, str(name)) if name else message
+
+
+def _without_prefix(message: str, name: str) -> str:
+    """``message`` without a leading ``NAME: `` or ``NAME (v...): `` (string operations: linear in the message)."""
+    if not message.startswith(name):
+        return message
+    rest = message[len(name):]
+    if rest.startswith(" (v"):
+        close = rest.find(")")
+        if close >= 0 and rest.startswith(": ", close + 1):
+            return rest[close + 3:]
+    return rest[2:] if rest.startswith(": ") else message
 
 
 def _change(row: Row) -> str:
