@@ -22,7 +22,6 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from html import escape
 from pathlib import Path
 
 from linter.cli.action_conformance import run_conformance_mode
@@ -45,13 +44,16 @@ from linter.engine.fixes import unified_diff
 from linter.engine.levels import SEVERITIES
 from linter.engine.runner import lint, select_rules
 from linter.errors import KrpcLintError
+from linter.report.escape import markdown_code, markdown_text, printable
 from linter.report.formats import (
     escape_data,
     render_github,
     render_sarif,
     render_text,
     rule_label,
+    step_outputs,
     summary_line,
+    without_commands,
 )
 
 NO_COMMIT = "0" * 40
@@ -217,18 +219,21 @@ def _short(ref: str) -> str:
 
 
 def log(outcome: Outcome) -> str:
-    """Annotations first (GitHub reads them anywhere in the log), then each report in a group."""
+    """Annotations first (GitHub reads them anywhere in the log), then each report in a group. The annotations
+    are the only commands: every piece of the input in them is escaped as GitHub's runner unescapes it, and the
+    text reports (escaped too) are printed inside ``::stop-commands::`` with a random token."""
     parts = [render_github(Report(outcome.in_workspace()))]
-    parts += ["::group::krpc-lint lint\n", render_text(outcome.lint)]
+    lint_text = render_text(outcome.lint)
     if outcome.elsewhere is not None:
-        parts.append(elsewhere_line(outcome.elsewhere) + "\n")
-    parts.append("::endgroup::\n")
+        lint_text += elsewhere_line(outcome.elsewhere) + "\n"
+    parts += ["::group::krpc-lint lint\n", without_commands(lint_text), "::endgroup::\n"]
     if outcome.compat is None:
         parts.append("::notice title=krpc-lint::no base commit to compare against (not a pull request or push); "
                      "set the `against` input to run compat\n")
     else:
-        parts += [f"::group::krpc-lint compat against {outcome.base}\n", render_text(outcome.compat),
-                  f"released versions known from: {outcome.released}\n", "::endgroup::\n"]
+        compat_text = render_text(outcome.compat) + f"released versions known from: {printable(outcome.released)}\n"
+        parts += [f"::group::krpc-lint compat against {escape_data(outcome.base)}\n", without_commands(compat_text),
+                  "::endgroup::\n"]
     return "".join(parts)
 
 
@@ -242,13 +247,14 @@ def job_summary(outcome: Outcome) -> str:
     if outcome.compat is None:
         lines.append("- **compat**: not run, no base commit to compare against (set the `against` input).")
     else:
-        lines.append(f"- **compat** with `{_short(outcome.base)}` ({outcome.why}): {summary_line(outcome.compat)}")
-        lines.append(f"- **released versions** known from: {outcome.released}")
+        lines.append(f"- **compat** with {markdown_code(_short(outcome.base))} ({outcome.why}): "
+                     f"{summary_line(outcome.compat)}")
+        lines.append(f"- **released versions** known from: {markdown_text(outcome.released)}")
     lines.append("")
     if findings:
         lines += ["| Severity | Location | Rule | Message |", "| --- | --- | --- | --- |"]
-        lines += [f"| {f.severity} | `{f.path}:{f.line}:{f.col}` | {_cell(rule_label(f))} | {_cell(f.message)} |"
-                  for f in findings[:MAX_TABLE_ROWS]]
+        lines += [f"| {f.severity} | {markdown_code(f'{f.path}:{f.line}:{f.col}')} | {markdown_text(rule_label(f))} | "
+                  f"{markdown_text(f.message)} |" for f in findings[:MAX_TABLE_ROWS]]
         if len(findings) > MAX_TABLE_ROWS:
             lines.append(f"\n… and {len(findings) - MAX_TABLE_ROWS} more: see the step's log or the SARIF file.")
         lines.append("")
@@ -267,13 +273,14 @@ def _suggestions_section(suggestions: Sequence[Suggestion]) -> str:
              "(`krpc-lint compat --against BASE --fix` writes this):", ""]
     for suggestion in suggestions:
         if suggestion.fixable:
-            diff = unified_diff(suggestion.file, suggestion.text, suggestion.fixed)
+            diff = "".join(printable(line) + "\n" for line in  # the spec's lines, each made printable
+                           unified_diff(suggestion.file, suggestion.text, suggestion.fixed).splitlines())
             fence = "`" * max(3, _longest_backtick_run(diff) + 1)
-            parts.append(f"<details><summary>{escape(suggestion.file)}: {escape(suggestion.message)}</summary>\n\n"
+            parts.append(f"<details><summary>{_html(suggestion.file)}: {_html(suggestion.message)}</summary>\n\n"
                          f"{fence}diff\n{diff}{fence}\n\n</details>\n")
         for why in suggestion.blocked:
-            parts.append(f"- `{_cell(suggestion.file)}` {_cell(suggestion.message)}: no new version can carry this "
-                         f"change: {_cell(why)}")
+            parts.append(f"- {markdown_code(suggestion.file)} {markdown_text(suggestion.message)}: no new version can "
+                         f"carry this change: {markdown_text(why)}")
     return "\n".join(parts) + "\n"
 
 
@@ -286,12 +293,15 @@ def _longest_backtick_run(text: str) -> int:
 
 
 def _lint_line(outcome: Outcome) -> str:
-    scope = "" if outcome.elsewhere is None else f" of the files changed since `{_short(outcome.base)}`"
+    scope = "" if outcome.elsewhere is None else f" of the files changed since {markdown_code(_short(outcome.base))}"
     return f"- **lint**{scope}: {summary_line(outcome.lint)}"
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+def _html(text: str) -> str:
+    """Text from the input inside an HTML block of the summary (``<summary>``): one line, inert HTML."""
+    from html import escape
+
+    return escape(printable(text))
 
 
 def _changelog_section(log: Changelog) -> str:
@@ -312,10 +322,10 @@ def sarif(outcome: Outcome) -> str:
 
 
 def outputs(outcome: Outcome, inputs: Inputs) -> str:
+    """The step's outputs (``$GITHUB_OUTPUT``): a value that is not one line cannot add a key."""
     counts = Report(outcome.findings).summary
-    return "".join(f"{key}={value}\n" for key, value in {
-        "findings": counts["findings"], "errors": counts["errors"], "warnings": counts["warnings"],
-        "sarif-file": inputs.sarif_file, "failed": str(outcome.failed()).lower()}.items())
+    return step_outputs({"findings": counts["findings"], "errors": counts["errors"], "warnings": counts["warnings"],
+                         "sarif-file": inputs.sarif_file, "failed": str(outcome.failed()).lower()})
 
 
 def run(env: Mapping[str, str]) -> int:

@@ -19,7 +19,12 @@ from linter.cli.conformance_cmd import DEFAULT_FAIL_ON, parse_fail_on, run_confo
 from linter.compat.conformance import Conformance
 from linter.compat.conformance_render import to_markdown, to_text
 from linter.errors import KrpcLintError
-from linter.report.formats import escape_data, escape_property
+from linter.report.formats import (
+    escape_data,
+    escape_property,
+    step_outputs,
+    without_commands,
+)
 
 TITLE = "krpc-lint conformance"
 
@@ -71,9 +76,9 @@ def run_conformance_mode(env: Mapping[str, str]) -> int:
         return 2
     failures = result.failures(fail_on)
     sys.stdout.write(error_lines(result))
-    sys.stdout.write(f"::group::{TITLE}\n{to_text(result)}::endgroup::\n")
+    sys.stdout.write(f"::group::{TITLE}\n{without_commands(to_text(result))}::endgroup::\n")
     append_to(env.get("GITHUB_STEP_SUMMARY"), to_markdown(result))
-    append_to(env.get("GITHUB_OUTPUT"), f"findings={len(failures)}\nerrors={len(result.errors)}\n"
-                                      f"failed={str(bool(failures)).lower()}\n")
+    append_to(env.get("GITHUB_OUTPUT"), step_outputs({"findings": len(failures), "errors": len(result.errors),
+                                                      "failed": str(bool(failures)).lower()}))
     return 1 if failures else 0
 

@@ -16,13 +16,14 @@ from linter.compat.conformance import (
     VersionVerdict,
 )
 from linter.engine.findings import Finding, Report
+from linter.report.escape import guard_lines, markdown_code, markdown_text, printable
 
 _COLUMNS = ("identical", "compatible", "semantic", "diverges", "vendor-only", "upstream-only")
 
 
 def _row(api: ApiConformance) -> list[str]:
     counts = api.counts()
-    return [api.name, api.type or "", "" if api.api_key is None else str(api.api_key),
+    return [printable(api.name), printable(api.type or ""), "" if api.api_key is None else str(api.api_key),
             *(str(counts[v] or "") for v in VERDICTS), str(len(api.upstream_only_versions) or "")]
 
 
@@ -46,15 +47,17 @@ def _totals(result: Conformance) -> str:
         parts.append(f"{summary['unclassified']} unclassified version(s)")
     if result.errors:
         parts.append(f"{summary['errors']} error(s)")
-    return (f"{summary['apis'] - summary['upstream_only_apis']} vendor messages against {result.upstream}: "
+    return (f"{summary['apis'] - summary['upstream_only_apis']} vendor messages against {printable(result.upstream)}: "
             + ", ".join(parts))
 
 
 def to_text(result: Conformance) -> str:
+    """The summary table, then each API's versions that are not identical; every name, path and message from the
+    specs ``printable``, and no line that starts a workflow command."""
     header = ["message", "type", "apiKey", *_COLUMNS]
     rows = [_row(api) for api in _declared(result)]
     widths = [max(len(cell) for cell in column) for column in zip(header, *rows)]
-    lines = [f"Conformance of {result.vendor} with {result.upstream}", ""]
+    lines = [f"Conformance of {printable(result.vendor)} with {printable(result.upstream)}", ""]
     lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in (header, *rows)]
     lines.append("")
     for api in _declared(result):
@@ -62,33 +65,32 @@ def to_text(result: Conformance) -> str:
         vendor_only = [v.version for v in api.versions if v.verdict == VENDOR_ONLY]
         if not findings and not vendor_only:
             continue
-        lines.append(f"{api.name} ({api.vendor_file})")
+        lines.append(f"{printable(api.name)} ({printable(api.vendor_file or '')})")
         if vendor_only:
             lines.append(f"  v{_ranges(vendor_only)}: vendor-only")
         for verdict in findings:
             lines.append(f"  v{verdict.version}: {verdict.verdict}")
             for change in verdict.details:
-                lines.append(f"    {change.rule}: {change.message}")
+                lines.append(f"    {printable(change.rule)}: {printable(change.message)}")
                 if change.witness is not None:
-                    lines.append(f"      witness ({change.witness.writer} writes): {change.witness.hex}")
-    upstream_only = [api.name for api in result.apis if api.vendor_file is None]
+                    lines.append(f"      witness ({change.witness.writer} writes): {printable(change.witness.hex)}")
+    upstream_only = [printable(api.name) for api in result.apis if api.vendor_file is None]
     if upstream_only:
         lines.append(f"Upstream-only messages ({len(upstream_only)}): {', '.join(upstream_only)}")
-    coverage = [f"{api.name} v{_ranges(api.upstream_only_versions)}" for api in _declared(result)
+    coverage = [f"{printable(api.name)} v{_ranges(api.upstream_only_versions)}" for api in _declared(result)
                 if api.upstream_only_versions]
     if coverage:
         lines.append(f"Upstream versions not declared: {'; '.join(coverage)}")
-    lines += [f"unclassified: {u.api} (apiKey {u.api_key}) v{_ranges(list(u.versions))}: {u.reason}"
-              for u in result.unclassified]
-    lines += [f"error: {e.file} ({e.side}): {e.message}" for e in result.errors]
+    lines += [f"unclassified: {printable(u.api)} (apiKey {u.api_key}) v{_ranges(list(u.versions))}: "
+              f"{printable(u.reason)}" for u in result.unclassified]
+    lines += [f"error: {printable(e.file)} ({e.side}): {printable(e.message)}" for e in result.errors]
     lines.append(_totals(result))
     if result.since_upstream is not None:
         lines += ["", result.since_upstream.to_markdown().rstrip()]
-    return "\n".join(lines) + "\n"
+    return guard_lines("\n".join(lines) + "\n")
 
 
-def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+_md = markdown_text
 
 
 def to_markdown(result: Conformance) -> str:
@@ -104,15 +106,15 @@ def to_markdown(result: Conformance) -> str:
                   "| --- | ---: | ---: | --- | --- |"]
         for api in flagged:
             for verdict in _findings(api):
-                what = "; ".join(f"`{c.rule}` {c.message}" for c in verdict.details if c.rule)
+                what = "; ".join(f"`{c.rule}` {_md(c.message)}" for c in verdict.details if c.rule)
                 mark = "**diverges**" if verdict.verdict == DIVERGES else verdict.verdict
                 lines.append(f"| {_md(api.name)} | {api.api_key if api.api_key is not None else ''} | "
-                             f"{verdict.version} | {mark} | {_md(what)} |")
+                             f"{verdict.version} | {mark} | {what} |")
         lines.append("")
         witnesses = [(api, v, c) for api in flagged for v in _findings(api) for c in v.details if c.witness]
         if witnesses:
             lines += ["<details><summary>Witness bytes</summary>", ""]
-            lines += [f"- {_md(api.name)} v{v.version}: written by {c.witness.writer}: `{c.witness.hex}`"
+            lines += [f"- {_md(api.name)} v{v.version}: written by {c.witness.writer}: `{printable(c.witness.hex)}`"
                       for api, v, c in witnesses if c.witness is not None]
             lines += ["", "</details>", ""]
     vendor_only = [f"{_md(a.name)} v{_ranges([v.version for v in a.versions if v.verdict == VENDOR_ONLY])}"
@@ -125,12 +127,13 @@ def to_markdown(result: Conformance) -> str:
                   for u in result.unclassified]
         lines.append("")
     if result.errors:
-        lines += ["## Not compared", ""] + [f"- `{_md(e.file)}` ({e.side}): {_md(e.message)}" for e in result.errors]
+        lines += ["## Not compared", ""] + [f"- {markdown_code(e.file)} ({e.side}): {_md(e.message)}"
+                                            for e in result.errors]
         lines.append("")
-    lines.append(_totals(result))
+    lines.append(_md(_totals(result)))
     if result.since_upstream is not None:
         lines += ["", result.since_upstream.to_markdown().rstrip()]
-    return "\n".join(lines) + "\n"
+    return guard_lines("\n".join(lines) + "\n")
 
 
 def to_report(result: Conformance, fail_on: frozenset[str]) -> Report:

@@ -44,6 +44,13 @@ from linter.compat.diff import is_key_record
 from linter.compat.revision import Revision
 from linter.model.spec import MessageSpec
 from linter.model.versions import NONE, Versions
+from linter.report.escape import (
+    guard_lines,
+    json_text,
+    markdown_code,
+    markdown_text,
+    printable,
+)
 
 NO_COMMON = "NO COMMON VERSION"
 _ABSENT = "-"
@@ -246,13 +253,18 @@ class Matrix:
             "skipped": [skip.to_dict() for skip in self.skipped],
         }
 
+    def to_json(self) -> str:
+        """``to_dict()`` as indented JSON (``krpc-lint matrix --format json``), escaped as ``json_text``."""
+        return json_text(self.to_dict())
+
     def to_markdown(self) -> str:
-        """Markdown: one table for the APIs, one per record directory, then problems and skipped files."""
+        """Markdown: one table for the APIs, one per record directory, then problems and skipped files. Names,
+        labels, directories and paths are ``markdown_text`` (or code spans): none breaks a table or adds Markdown."""
         parts = []
         for title, header, rows in self._sections("→"):
-            parts.append(f"## {title}\n\n{_markdown_table(header, [self._cells(row) for row in rows])}")
-        parts.append(self._summary(lambda path: f"`{path}`", "- ", "\n\n"))
-        return "\n\n".join(parts) + "\n"
+            parts.append(f"## {markdown_text(title)}\n\n{_markdown_table(header, [self._cells(row) for row in rows])}")
+        parts.append(self._summary(markdown_code, "- ", "\n\n", markdown_text))
+        return guard_lines("\n\n".join(parts) + "\n")
 
     def to_text(self) -> str:
         """Plain aligned columns for a terminal: deterministic, no colours, no wrapping.
@@ -266,9 +278,10 @@ class Matrix:
         """
         parts = []
         for title, header, rows in self._sections("->"):
-            parts.append(f"{title}\n{_text_table(header, [self._cells(row) for row in rows])}")
-        parts.append(self._summary(str, "  ", "\n"))
-        return "\n\n".join(parts) + "\n"
+            cells = [[printable(cell) for cell in self._cells(row)] for row in rows]
+            parts.append(f"{printable(title)}\n{_text_table([printable(cell) for cell in header], cells)}")
+        parts.append(self._summary(printable, "  ", "\n", printable))
+        return guard_lines("\n\n".join(parts) + "\n")
 
     def _sections(self, arrow: str) -> list[tuple[str, list[str], tuple[Row, ...]]]:
         """(title, header, rows): the APIs, then the records of each directory."""
@@ -307,15 +320,16 @@ class Matrix:
             "; ".join(row.flags),
         ]
 
-    def _summary(self, code: Callable[[str], str], bullet: str, gap: str) -> str:
-        """Counts, then the files left out (so a 'missing' caused by an unreadable file is explained)."""
+    def _summary(self, code: Callable[[str], str], bullet: str, gap: str, text: Callable[[str], str]) -> str:
+        """Counts, then the files left out (so a 'missing' caused by an unreadable file is explained); ``code`` and
+        ``text`` escape a path and other text from the input for the format."""
         counts = f"{len(self.apis)} APIs, {len(self.records)} metadata records"
         if self.coordinator:
             counts += f", {len(self.coordinator)} coordinator records"
         summary = f"{counts}, {len(self.problems)} without a common version"
         if not self.skipped:
             return summary
-        files = [f"{bullet}{skip.revision}: {code(skip.path)}: {skip.reason}" for skip in self.skipped]
+        files = [f"{bullet}{text(skip.revision)}: {code(skip.path)}: {text(skip.reason)}" for skip in self.skipped]
         return f"{summary}{gap}Files left out of the matrix:{gap}" + "\n".join(files)
 
 
@@ -458,7 +472,7 @@ def _markdown_table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def _markdown_line(cells: list[str]) -> str:
-    return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+    return "| " + " | ".join(markdown_text(cell) for cell in cells) + " |"
 
 
 def _text_table(header: list[str], rows: list[list[str]]) -> str:

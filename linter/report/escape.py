@@ -18,8 +18,9 @@ text krpc-lint did not write goes through one of these before it is printed:
   carry raw (DEL, C1, U+2028, bidi) and for the ``[`` of ``##[``, so the strings still read back as the exact
   original text.
 - :func:`markdown_text` (a Markdown table cell or list item): :func:`printable`, then a backslash before every
-  character Markdown or HTML gives a meaning (``|``, backticks, ``<``, ``>``, ``&``, ``[``, ``]``, ``*``, ``_``,
-  ``~``, ``\\``); :func:`markdown_code` a code span that no backtick or ``|`` in the text can end.
+  character Markdown or HTML gives a meaning where the input can stand (``|``, backticks, ``<``, ``&``, ``*``,
+  ``_``, ``~``, ``\\``, and the ``]`` of ``](``); :func:`markdown_code` a code span that no backtick or ``|`` in the
+  text can end.
 - :func:`guard_lines` (the last step of every text renderer): a line that would still start with ``::`` (after
   the blanks the runner skips) gets its first ``:`` shown as ``\\x3a``; a relative path that starts a line is
   shown as ``./::x.json`` by :func:`lead_path` before that.
@@ -48,7 +49,7 @@ def _class(ranges: tuple[tuple[int, int], ...]) -> re.Pattern[str]:
 _UNSAFE = _class(_UNSAFE_RANGES)
 _JSON_UNSAFE = _class(_JSON_RANGES)
 # Markdown's and HTML's active characters (the backslash first: escapes are themselves escaped).
-_MARKDOWN_CHARS = "\\`*_[]<>&|~"
+_MARKDOWN_CHARS = "\\`*_<&|~"  # and "](", the only way brackets act where the input stands (see markdown_text)
 _MARKDOWN = re.compile("[" + re.escape(_MARKDOWN_CHARS) + "]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 LEGACY_COMMAND = "##["  # GitHub's runner reads it anywhere in a line (ActionCommand.TryParse)
@@ -144,10 +145,17 @@ def json_safe(text: str) -> str:
 
 def markdown_text(text: str) -> str:
     """``text`` as inert Markdown inline text, for a table cell, a heading or a list item: :func:`printable` (one
-    line), then a backslash before each of ``\\ ` * _ [ ] < > & | ~`` (CommonMark shows the character itself; in a
-    GitHub table ``\\|`` is a pipe inside the cell)."""
+    line), then a backslash before each of ``\\ ` * _ < & | ~`` (CommonMark shows the character itself; in a
+    GitHub table ``\\|`` is a pipe inside the cell) and before the ``]`` of ``](``.
+
+    Brackets act only as an inline link or image, ``[text](url)``: the other links need a reference definition,
+    which only a line's start can hold, and the input never starts a line. So ``Topics[].Name`` and
+    ``['broker']`` stay as they are; ``[x](https://evil)`` is ``[x\\](https://evil)``, text. ``>`` quotes only at
+    a line's start and opens no tag once ``<`` is escaped."""
     text = printable(text)
-    return _substituted(_MARKDOWN, _MARKDOWN_ESCAPES, text) if _MARKDOWN.search(text) is not None else text
+    if _MARKDOWN.search(text) is not None:
+        text = _substituted(_MARKDOWN, _MARKDOWN_ESCAPES, text)
+    return text.replace("](", "\\](") if "](" in text else text
 
 
 def markdown_code(text: str) -> str:

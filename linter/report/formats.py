@@ -313,3 +313,32 @@ def render_junit(report: Report, files: list[str] | None = None) -> str:
             failure.text = _xml_text(f"{finding.path}:{finding.line}:{finding.col}")
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
+# --- what the GitHub Action writes around the reports ---------------------------------------
+
+
+def without_commands(text: str) -> str:
+    """``text`` (a report for the log) between ``::stop-commands::TOKEN`` and ``::TOKEN::``, GitHub's documented
+    way to print text whose lines the runner must not read as commands; the token is random per call, so text
+    from the input (itself escaped) cannot end the pause."""
+    import secrets
+
+    token = f"krpc-lint-{secrets.token_hex(16)}"
+    return f"::stop-commands::{token}\n{text}{'' if text.endswith(chr(10)) or not text else chr(10)}::{token}::\n"
+
+
+def step_outputs(values: dict[str, object]) -> str:
+    """Lines for ``$GITHUB_OUTPUT``: ``key=value`` for a one-line value, else GitHub's ``key<<DELIMITER`` form
+    with a random delimiter, so no value (a path from an input) can add a key or end another's value."""
+    import secrets
+
+    lines = []
+    for key, value in values.items():
+        text = str(value)
+        if "\n" in text or "\r" in text:
+            delimiter = f"krpc-lint-{secrets.token_hex(16)}"
+            lines.append(f"{key}<<{delimiter}\n{text}\n{delimiter}\n")
+        else:
+            lines.append(f"{key}={text}\n")
+    return "".join(lines)
