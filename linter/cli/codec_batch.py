@@ -44,7 +44,7 @@ def batch_command(specs: str, input_file: str | None) -> None:
     stream = open_input(input_file)
     failed = 0
     try:
-        for line in _lines(stream):
+        for line in bounded_lines(stream):
             answer = _answer(codec, line) if line is not None else \
                 {"error": {"message": f"line longer than {MAX_INPUT_BYTES} bytes", "offset": None, "path": None}}
             failed += "error" in answer
@@ -54,7 +54,7 @@ def batch_command(specs: str, input_file: str | None) -> None:
     click.get_current_context().exit(1 if failed else 0)
 
 
-def _lines(stream: BinaryIO) -> Iterator[bytes | None]:
+def bounded_lines(stream: BinaryIO) -> Iterator[bytes | None]:
     """The stream's lines, each at most MAX_INPUT_BYTES long: a longer one is ``None`` (and skipped to its
     end), so a line without end (``/dev/zero`` through a pipe) costs bounded memory."""
     while True:
