@@ -383,9 +383,18 @@ def _directories(contexts: list[FileContext], complete: set[str]) -> list[Direct
         parent = os.path.dirname(ctx.path) or "."
         group = groups.get(parent)
         if group is None:
-            group = groups[parent] = DirectoryContext(Path(parent), complete=os.path.realpath(parent) in complete)
+            group = groups[parent] = DirectoryContext(Path(parent), complete=_real(parent) in complete)
         group.files.append(ctx)
     return list(groups.values())
+
+
+def _real(path: str) -> str:
+    """``os.path.realpath``; a name no file system holds (a NUL, a lone surrogate that stands for no byte: a name
+    given to ``lint_texts``) is no directory on disk, so its absolute form (realpath raised ValueError)."""
+    try:
+        return os.path.realpath(path)
+    except ValueError:
+        return os.path.abspath(path)
 
 
 def _findings(ctx: FileContext, rule: Rule, hits: Iterable[Hit], ruleset: RuleSet) -> list[Finding]:
