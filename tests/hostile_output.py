@@ -9,7 +9,8 @@ job summary (Markdown tables). ``problems`` checks one output for what only unes
   input's), a C1 control character, U+2028/U+2029, a bidirectional embedding, override or isolate
   (U+202A-U+202E, U+2066-U+2069, the Trojan Source set);
 - a line that (after leading blanks, which GitHub's runner skips) starts with ``::``, except the commands we
-  write ourselves (the annotations of the github format and the Action's log, the Action's groups and notices),
+  write ourselves (the annotations of the github format and the Action's log, the Action's groups and notices,
+  a ``::stop-commands::TOKEN`` and the ``::TOKEN::`` that ends it: what the runner skips inside is checked too),
   with exactly one annotation per finding; ``##[`` anywhere (the runner's legacy syntax, read in any line);
 - bytes that are not UTF-8.
 
@@ -48,6 +49,7 @@ CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x80-\x9f\u2028\u2029\u202a-\u202e\u206
 SGR = re.compile("\x1b\\[[0-9;]*m")  # what rich writes in colour
 # The lines of a log that only krpc-lint writes: annotations (one per finding), the Action's groups and notices.
 ANNOTATION = re.compile(r"::(error|warning|notice) file=")
+STOP = re.compile(r"::stop-commands::(\S{16,})$")
 OURS = re.compile(r"::(group::krpc-lint |endgroup::$|notice title=krpc-lint::|error title=krpc-lint::)")
 NAMES = {"\x85": "NEL", "\u2028": "U+2028", "\u2029": "U+2029", "\x1b": "ESC", "\r": "CR", "\t": "TAB", "\x00": "NUL"}
 
@@ -79,7 +81,7 @@ def problems(output: str | bytes, *, annotations: int | None = None, colour: boo
     if colour:
         output = SGR.sub("", output)
     found = sorted({char_name(char) for char in CONTROL.findall(output)})
-    written = 0
+    written, token = 0, ""
     for line in output.split("\n"):
         line = line.lstrip(" \t")
         if LEGACY in line:
@@ -88,6 +90,10 @@ def problems(output: str | bytes, *, annotations: int | None = None, colour: boo
             continue
         if annotations is not None and ANNOTATION.match(line):
             written += 1
+        elif annotations is not None and (stop := STOP.match(line)):
+            token = stop.group(1)  # the Action's groups: the runner reads no command until ``::token::``
+        elif annotations is not None and token and line == f"::{token}::":
+            token = ""
         elif annotations is None or not OURS.match(line):
             found.append("forged ::")
     if annotations is not None and written != annotations:

@@ -45,6 +45,7 @@ from hostile_output import (
     hostile_path,
     problems,
     report_problems,
+    table_problems,
     text_lines,
     with_hostile_names,
     write_tree,
@@ -848,8 +849,6 @@ def test_audit_units_of_a_hostile_history_are_rows_or_one_line_errors(tmp_path: 
 
 # ==== 7. hostile names and paths through lint, compat and everything they print (issue 25) ===============
 
-# The job summary and the changelog print names raw until the escaping of issue 25 covers them.
-INJECTION_PENDING = pytest.mark.xfail(reason="issue 25: job summary and changelog escaping in progress", strict=False)
 HOSTILE = st.lists(st.sampled_from(HOSTILE_PIECES), min_size=1, max_size=3).map("".join) | st.text(ANY_CHAR, max_size=6)
 
 
@@ -887,7 +886,6 @@ def hostile_changes(draw: st.DrawFn) -> tuple[dict[str, bytes], dict[str, bytes]
     return placed(old), placed(new)
 
 
-@INJECTION_PENDING
 @fuzz(60)
 @given(hostile_changes())
 def test_hostile_names_reach_no_output_unescaped(scratch: Callable[[], Path], change: tuple) -> None:
@@ -907,7 +905,6 @@ def test_hostile_names_reach_no_output_unescaped(scratch: Callable[[], Path], ch
     assert not found, found
 
 
-@INJECTION_PENDING
 @fuzz(15)
 @given(st.randoms(use_true_random=False), message_specs(), st.integers(0, 3))
 def test_hostile_paths_on_disk_reach_no_output_unescaped(scratch: Callable[[], Path], rng: random.Random,
@@ -940,3 +937,26 @@ def test_lint_texts_takes_a_name_no_file_system_holds(path: str) -> None:
     with within():
         report = lint_texts({path: LONG_NAME_SPEC}, Config())
     assert report.files == 1 and all(finding.path == path for finding in report.findings), report.findings
+
+
+@pytest.mark.parametrize(("output", "found"), [
+    ("F\x1b]0;x\x07 ok\n", ["C0 0x07", "ESC"]), ("a\rb\n", ["CR"]), ("a\u202eb\n", ["bidi U+202E"]),
+    ("a\x9bb\u2028\n", ["C1 0x9b", "U+2028"]), ("ok\n  ::error::x\n", ["forged ::"]), ("a ##[error]x\n", ["forged ##["]),
+    (b"\xff\n", ["not UTF-8"]), ("\ud800\n", ["lone surrogate"]), ("a\tb\n", ["TAB"]), ("a\\x1b \\n ::x\n", []),
+])
+def test_the_output_check_finds_what_input_brought(output: str | bytes, found: list[str]) -> None:
+    """The check the hostile-name tests and bench/fuzz.py apply to every output: each kind is found, and the
+    visible escapes krpc-lint writes instead are not."""
+    assert problems(output) == found
+
+
+def test_the_output_check_counts_annotations_and_table_rows() -> None:
+    annotation = "::error file=a.json,line=1,col=1,title=KL301::m\n"
+    assert problems(annotation * 2, annotations=2) == []
+    assert problems(annotation * 2, annotations=1) == ["annotations 2 for 1 findings"]
+    stopped = "::group::krpc-lint lint\n::stop-commands::" + "f" * 32 + "\n::error::x\n::" + "f" * 32 + "::\n"
+    assert problems(stopped, annotations=0) == ["forged ::"]  # inert for the runner, still not ours
+    table = "| Severity | Location | Rule | Message |\n| --- | --- | --- | --- |\n| error | `a` | KL1 | {} |\n\n"
+    assert table_problems(table.format("a \\| b"), 1) == []
+    assert table_problems(table.format("a | b"), 1) == ["table row not of 4 cells"]
+    assert table_problems(table.format("a\n| b"), 1) == ["table rows", "table row not of 4 cells"]
