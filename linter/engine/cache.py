@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linter.engine.findings import Edit, Finding
+from linter.parse.jsonc import load_json
 
 if TYPE_CHECKING:  # the rules' loader imports this module for its cache directory and files
     from linter.engine.rules import RuleSet
@@ -40,7 +41,7 @@ def default_cache_dir() -> Path:
 def read_json(path: Path) -> Any:
     """The JSON value ``path`` holds, or ``None`` when it is missing or unreadable: a cache miss, never an error."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return load_json(path.read_text(encoding="utf-8"))  # a hostile depth is a miss too
     except (OSError, ValueError):
         return None
 

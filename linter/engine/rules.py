@@ -24,7 +24,8 @@ from linter.engine.levels import PROFILES, SEVERITIES, STATUSES
 from linter.engine.patterns import LITERAL_KEYWORDS, compile_linear
 from linter.engine.templates import RuleError, render, template_fields
 from linter.model.targets import TARGETS
-from linter.parse.files import read_regular
+from linter.parse.discovery import files_below
+from linter.parse.files import InputError, read_regular
 
 if TYPE_CHECKING:
     from linter.engine.config import Config
@@ -182,8 +183,18 @@ def _pack_files(location: Path) -> list[str]:
         return [str(location)]
     if not location.is_dir():
         raise RuleError(f"{location}: rule pack not found")
-    return sorted(os.path.join(directory, name) for directory, _, names in os.walk(location)
-                  for name in names if name.endswith(".yaml") and os.path.isfile(os.path.join(directory, name)))
+    try:
+        return sorted(path for directory, regular, others in files_below(str(location))
+                      for path in _yaml_files(directory, regular, others))
+    except InputError as exc:  # a directory chain deeper than the walker goes
+        raise RuleError(f"rule pack {exc}") from None
+
+
+def _yaml_files(directory: str, regular: list[str], others: list[str]) -> Iterator[str]:
+    """The ``*.yaml`` files of one directory of a pack: regular ones, and links to regular ones."""
+    yield from (os.path.join(directory, name) for name in regular if name.endswith(".yaml"))
+    yield from (path for path in (os.path.join(directory, name) for name in others if name.endswith(".yaml"))
+                if os.path.isfile(path))
 
 
 def load_pack(location: Path | str, cache_dir: Path | None = None) -> list[Rule]:

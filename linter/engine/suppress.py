@@ -16,7 +16,7 @@ from pathlib import Path
 from linter.engine.findings import Finding
 from linter.errors import KrpcLintError
 from linter.parse.files import InputError, read_regular
-from linter.parse.jsonc import tokens
+from linter.parse.jsonc import NestingError, load_json, tokens
 from linter.parse.linear import linear
 
 # Found by RE2 (a comment is input: with re, "krpc-lint:ignore[" repeated without a "]" took quadratic time); the
@@ -85,10 +85,10 @@ class BaselineError(KrpcLintError, ValueError):
 
 def read_baseline(file: str) -> Baseline:
     try:
-        data = json.loads(read_regular(file).decode("utf-8"))
+        data = load_json(read_regular(file).decode("utf-8"), f"{file}: ")
         entries = data["findings"]
         return Counter((e["path"], e["rule"], e["message"]) for e in entries)
-    except InputError as exc:
+    except (InputError, NestingError) as exc:
         raise BaselineError(str(exc)) from None
     except (ValueError, KeyError, TypeError) as exc:
         raise BaselineError(f"{file}: not a krpc-lint baseline ({exc})") from None

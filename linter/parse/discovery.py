@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from linter.parse.files import InputError, read_regular
+from linter.parse.jsonc import MAX_DEPTH
 
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", "build", ".tox"})
 _SNIFF_BYTES = 64 * 1024  # enough to see the top-level keys of any real spec (Kafka's largest: ~30 KB)
@@ -95,11 +96,33 @@ def json_files(top: str, onerror: Callable[[OSError], None] | None = None
                ) -> Iterator[tuple[str, list[str], list[str]]]:
     """Each directory below ``top`` (top-down, sorted, skipped ones left out, links not entered) with its
     regular ``*.json`` files and the other ``*.json`` entries (links, FIFOs, devices, sockets), which are
-    never opened. File types come from the directory listing (no stat per file), and the walk keeps its
-    own stack, so a hostile depth of directories costs no recursion."""
-    pending = [top]
+    never opened (``files_below``, keeping the JSON names)."""
+    for directory, regular, others in files_below(top, onerror, enter=lambda name: not skipped_dir(name)):
+        names = [name for name in regular if name.endswith(".json")]
+        other = [name for name in others if name.endswith(".json")]
+        if names or other:
+            yield directory, names, other
+
+
+MAX_DIR_DEPTH = MAX_DEPTH  # the one nesting limit: directories below a walked one, as JSON values in a document
+
+
+class TooDeep(InputError):
+    """A directory nested deeper than ``MAX_DIR_DEPTH`` below the one walked."""
+
+
+def files_below(top: str, onerror: Callable[[OSError], None] | None = None,
+                enter: Callable[[str], bool] = lambda name: True) -> Iterator[tuple[str, list[str], list[str]]]:
+    """The one directory walker (specs, rule packs, frames): each directory below ``top``, top-down and
+    sorted, with the names of its regular files and of its other entries that are no directories (links,
+    FIFOs, devices, sockets), both sorted. Subdirectories whose name ``enter`` refuses are left out, and
+    links to directories are never entered, so there is no loop to follow. File types come from the
+    directory listing (no stat per file); the walk keeps its own stack, so a hostile depth costs no
+    recursion, and a directory more than ``MAX_DIR_DEPTH`` levels below ``top`` is ``TooDeep`` (one line
+    naming ``top``) before its path outgrows what the system can open."""
+    pending = [(top, 0)]
     while pending:
-        directory = pending.pop()
+        directory, depth = pending.pop()
         try:
             with os.scandir(directory) as listing:
                 entries = list(listing)
@@ -112,13 +135,15 @@ def json_files(top: str, onerror: Callable[[OSError], None] | None = None
         others: list[str] = []
         for entry in entries:
             if _is_dir(entry):
-                if not skipped_dir(entry.name):
+                if enter(entry.name):
                     subdirs.append(entry.path)
-            elif entry.name.endswith(".json"):
+            else:
                 (names if _is_regular(entry) else others).append(entry.name)
-        if names or others:
-            yield directory, sorted(names), sorted(others)
-        pending.extend(sorted(subdirs, reverse=True))
+        if subdirs and depth >= MAX_DIR_DEPTH:
+            raise TooDeep(f"{top}: directories nested more than {MAX_DIR_DEPTH} levels below it; krpc-lint walks "
+                          f"at most {MAX_DIR_DEPTH}")
+        yield directory, sorted(names), sorted(others)
+        pending.extend((subdir, depth + 1) for subdir in sorted(subdirs, reverse=True))
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

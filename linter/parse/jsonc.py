@@ -92,11 +92,18 @@ def value_end(text: str, start: int) -> int:
         return _end(_STRING_BODY.match(text, start + 1)) + 1
     if not text.startswith(("{", "["), start):
         return _end(_SCALAR_END.match(text, start))
-    depth, pos = 0, start
+    return next((offset + 1 for offset, depth in _brackets(text, start) if depth == 0), len(text))
+
+
+def _brackets(text: str, pos: int) -> Iterator[tuple[int, int]]:
+    """Each bracket from ``pos`` on, as (its offset, the depth after it: an opening bracket adds one, a closing
+    one takes one away), strings and comments skipped. Linear: each character is looked at a bounded number
+    of times."""
+    depth = 0
     while True:
         found = _STRUCTURAL.search(text, pos)
         if found is None:
-            return len(text)
+            return
         ch, pos = found.group(), found.start()
         if ch == '"':
             pos = _end(_STRING_BODY.match(text, pos + 1)) + 1
@@ -109,9 +116,32 @@ def value_end(text: str, start: int) -> int:
                 pos = len(text) if close < 0 else close + 2
         else:
             depth += 1 if ch in "[{" else -1
+            yield pos, depth
             pos += 1
-            if depth == 0:
-                return pos
+
+
+class NestingError(KrpcLintError, ValueError):
+    """A JSON document nested deeper than ``MAX_DEPTH``; the message names the file and where."""
+
+
+def load_json(text: str, source: str = "") -> Any:
+    """``json.loads`` of a strict JSON document (a baseline, a cache, a line of JSON Lines) within the one
+    nesting limit, ``MAX_DEPTH``, that the JSON-with-comments reader applies to specs: ``json.loads``
+    recurses once per level, so the depth is checked first by a linear scan of the brackets (strings
+    skipped), and a document nested deeper is ``NestingError`` naming ``source`` and the line and column
+    of the first bracket too deep, never a ``RecursionError``. Other syntax errors are ``json.loads``'s
+    ``ValueError``."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return json.loads(text)  # too few brackets to nest that deep (every real file)
+    deepest = next((offset for offset, depth in _brackets(text, 0) if depth > MAX_DEPTH + 1), None)
+    if deepest is not None:
+        line = f"line {text.count(chr(10), 0, deepest) + 1}, " if "\n" in text else ""
+        column = deepest - text.rfind("\n", 0, deepest)
+        raise NestingError(f"{source}JSON nested deeper than {MAX_DEPTH} levels ({line}column {column})")
+    value = json.loads(text)
+    if not within_depth(value):  # a value inside a container at the limit, which the bracket scan cannot see
+        raise NestingError(f"{source}JSON nested deeper than {MAX_DEPTH} levels")
+    return value
 
 
 def strip_comments(text: str) -> str | None:
@@ -204,10 +234,10 @@ def fast_load(text: str) -> Any | None:
         return None
     if text.count("{") + text.count("[") < MAX_DEPTH:
         return value  # too few brackets to nest that deep: no walk needed (every real spec)
-    return value if _within_depth(value) else None
+    return value if within_depth(value) else None
 
 
-def _within_depth(value: Any) -> bool:
+def within_depth(value: Any) -> bool:
     """Whether no value lies deeper than MAX_DEPTH, the positional parser's limit: the two readers give
     one verdict (the C decoder's own limit is Python's recursion limit, far deeper)."""
     if type(value) is not dict and type(value) is not list:

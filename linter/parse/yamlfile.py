@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from linter.errors import KrpcLintError
+from linter.parse.jsonc import MAX_DEPTH, within_depth
 
 MAX_NODES = 100_000  # expanded nodes; a real config or rule has a few hundred
 
@@ -30,11 +31,14 @@ def load_yaml(text: str) -> Any:
             root = YAML(typ="safe", pure=True).compose(text)
             if root is not None and expanded_size(root) > MAX_NODES:
                 raise YamlTooLarge(f"its aliases expand to more than {MAX_NODES} nodes")
-        return YAML(typ="safe", pure=True).load(text)
+        value = YAML(typ="safe", pure=True).load(text)
     except RecursionError:  # ruamel recurses once per nesting level
         raise YamlTooLarge("it is nested too deeply") from None
     except TypeError as exc:  # a mapping key that is itself a mapping ("? - a: 1"): Python cannot hash it
         raise YamlRefused(f"a mapping key is a collection ({exc})") from None
+    if not within_depth(value):  # the one nesting limit, as for JSON: what walks the value may recurse
+        raise YamlTooLarge(f"it nests deeper than {MAX_DEPTH} levels")
+    return value
 
 
 def expanded_size(root: Any) -> int:

@@ -4,12 +4,15 @@ a ``both_fail`` row instead of a failed Spark job."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linter.model.wire import WIRE
+from linter.parse.discovery import files_below
+from linter.parse.files import InputError
 from linter.pipeline import schema
 from linter.pipeline.errors import PipelineInputError
 from linter.pipeline.frames import JSON_SUFFIXES
@@ -106,8 +109,17 @@ def parquet_input(frames_path: str | Path, scratch: Path) -> list[str] | None:
 def _spark_files(directory: Path) -> list[Path]:
     """The files Spark reads of a directory: every regular file below it, none under a name starting
     with ``_`` or ``.`` (``_SUCCESS``, ``.crc``), as Spark's file index leaves those out."""
-    return sorted(file for file in directory.rglob("*") if file.is_file()
-                  and not any(part.startswith(("_", ".")) for part in file.relative_to(directory).parts))
+    try:
+        return sorted(Path(folder, name) for folder, regular, others in files_below(str(directory), enter=_shown)
+                      for name in [*filter(_shown, regular), *(n for n in others if _shown(n)
+                                                               and os.path.isfile(Path(folder, n)))])
+    except InputError as exc:  # a directory chain deeper than the walker goes
+        raise PipelineInputError(f"FRAMES {exc}") from None
+
+
+def _shown(name: str) -> bool:
+    """A name Spark's file index lists (``_SUCCESS``, ``.crc`` files and such directories are left out)."""
+    return not name.startswith(("_", "."))
 
 
 spark_files = _spark_files  # for krpc-lint size, which reads a directory of Parquet as Spark would

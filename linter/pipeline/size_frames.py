@@ -31,6 +31,7 @@ from linter.codec import Codec
 from linter.codec.size import Sizes, measure, what_if_bytes
 from linter.codec.size_whatif import WhatIf
 from linter.errors import KrpcLintError
+from linter.parse.jsonc import load_json
 from linter.pipeline.errors import PipelineInputError
 from linter.pipeline.frames import JSON_SUFFIXES, REQUEST
 from linter.pipeline.replay_batches import batch_columns
@@ -226,7 +227,7 @@ def _json_row(file: Path, offset: int, number: int, line: bytes, strict: bool = 
     """A JSON line as a row of ``INPUT_COLUMNS`` (base64 ``bytes`` decoded, as Spark reads them); one that is
     not a frame record has ``corrupt`` set, or, ``strict``, is ``PipelineInputError`` at its byte."""
     try:
-        record = json.loads(line)
+        record = load_json(line.decode(json.detect_encoding(line), "surrogatepass"))  # as json.loads(bytes)
         if not isinstance(record, dict) or not {"bytes", "hex"} & record.keys():
             raise ValueError("a frame record is a JSON object with bytes or hex")
         data = record.get("bytes")
@@ -234,7 +235,7 @@ def _json_row(file: Path, offset: int, number: int, line: bytes, strict: bool = 
             data = base64.b64decode(data, validate=True) if isinstance(data, str) else data
         return (record.get("api_key"), record.get("api_version"), record.get("direction"),
                 record.get("correlation_id"), data, record.get("hex"), None)
-    except (ValueError, RecursionError, binascii.Error) as exc:
+    except (ValueError, binascii.Error) as exc:
         if strict:
             raise PipelineInputError(f"{file}: byte {offset} (line {number}): not a frame record: {exc}") from None
         return (None,) * 6 + (f"line {number} at byte {offset}: {exc}",)
