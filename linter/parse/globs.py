@@ -57,7 +57,9 @@ def glob_regex(glob: str) -> str:
     return "".join(out)
 
 
+@lru_cache(maxsize=4096)
 def _char(code: int) -> str:
+    """One character in RE2's syntax: letters and digits as they are, the rest by code (never special)."""
     if _SURROGATES[0] <= code <= _SURROGATES[1]:
         code = _REPLACEMENT
     return chr(code) if chr(code).isascii() and chr(code).isalnum() else f"\\x{{{code:X}}}"
