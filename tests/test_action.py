@@ -443,3 +443,93 @@ def test_conformance_mode_refuses_bad_inputs_in_one_line(runner: Runner, inputs:
     assert result.returncode == 2
     assert message in result.stdout, result.stdout
     assert "Traceback" not in result.stdout + result.stderr
+
+
+# --- hostile names: the log, the summary and the outputs (issue 25) ---------------------------------------
+
+HOSTILE_FIELD = r"Max\n::error file=README.md,line=1::pwned\u001b]0;t\u0007\r|`<b>[x](u)##[error]l\u2028\u202e"
+HOSTILE_FILE = "::warning::x\n::error::y|`.json"
+
+
+def _runner_reads(log: str) -> tuple[list[str], list[str]]:
+    """The commands GitHub's runner would act on in ``log`` (``::`` after leading blanks, or the legacy ``##[``
+    anywhere), honouring ``::stop-commands::TOKEN`` ... ``::TOKEN::``: (annotations, every other command)."""
+    annotations, others, stopped = [], [], None
+    for line in log.split("\n"):
+        trimmed = line.lstrip()
+        if stopped is not None:
+            if trimmed == f"::{stopped}::":
+                stopped = None
+            continue
+        if "##[" in line:
+            others.append(line)
+        elif trimmed.startswith("::"):
+            name = trimmed[2:].split("::", 1)[0].split(" ", 1)[0]
+            if name == "stop-commands":
+                stopped = trimmed.split("::", 2)[2]
+            elif name in ("error", "warning", "notice") and " file=" in trimmed:
+                annotations.append(trimmed)
+            else:
+                others.append(trimmed)
+    assert stopped is None, "commands left stopped"
+    return annotations, others
+
+
+def _outputs(text: str) -> dict[str, str]:
+    """``$GITHUB_OUTPUT`` as the runner reads it: ``key=value`` lines and ``key<<DELIMITER`` blocks."""
+    values, lines = {}, iter(text.split("\n"))
+    for line in lines:
+        if not line:
+            continue
+        equals, heredoc = line.find("="), line.find("<<")
+        if equals >= 0 and (heredoc < 0 or equals < heredoc):
+            values[line[:equals]] = line[equals + 1:]
+            continue
+        key, delimiter = line[:heredoc], line[heredoc + 2:]
+        body = []
+        for part in lines:
+            if part == delimiter:
+                break
+            body.append(part)
+        values[key] = "\n".join(body)
+    return values
+
+
+def test_hostile_names_cannot_forge_commands_break_the_summary_or_add_outputs(runner: Runner, tmp_path: Path) -> None:
+    """A pull request renames a field to a forged command (with a terminal title, CR, table and HTML breakers,
+    a link, the legacy ``##[`` marker, U+2028, a bidi override) and adds a spec whose file name is a command;
+    the ``sarif-file`` input holds a newline and ``failed=false``. The runner would act on the annotations alone
+    (one per finding), the summary table keeps four cells a row, and the outputs keep their keys."""
+    head = tmp_path / "head"
+    shutil.copytree(DEMO / "new", head)
+    spec = head / "WidgetFetchRequest.json"
+    spec.write_text(spec.read_text().replace('"name": "MaxWaitMs"', f'"name": "{HOSTILE_FIELD}"'))
+    (head / HOSTILE_FILE).write_text(BAD_SPEC.read_text())
+    event = _pull_request(runner.repo, head)
+    sarif_file = "k.sarif\nfailed=false"
+    result = runner.check("pull_request", event, sarif_file=sarif_file)
+    assert result.returncode == 1, result.stdout + result.stderr
+    log = result.stdout
+
+    outputs = _outputs(runner.output.read_text())
+    assert outputs["failed"] == "true" and outputs["sarif-file"] == sarif_file
+    assert set(outputs) == {"findings", "errors", "warnings", "sarif-file", "failed"}
+    findings = int(outputs["findings"])
+    annotations, others = _runner_reads(log)
+    assert len(annotations) == findings >= 3, annotations
+    assert [line for line in others if not line.startswith(("::group::krpc-lint ", "::endgroup::"))] == [], others
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]", log + result.stderr)
+    assert "pwned" in log and "./::warning::x" not in log  # the path starts with the spec directory
+    assert log.count("::stop-commands::") == 2  # the lint and the compat report, each paused
+
+    summary = runner.summary.read_text()
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]", summary)
+    assert "##[" not in summary and "pwned" in summary
+    table = summary.split("| Severity | Location | Rule | Message |\n| --- | --- | --- | --- |\n")[1].split("\n\n")[0]
+    rows = table.split("\n")
+    assert len(rows) == findings
+    pipes = [len(re.findall(r"(?<!\\)\|", row.replace("\\\\", ""))) for row in rows]
+    assert pipes == [5] * findings, rows
+    prose = re.sub(r"(?ms)^(`{3,})diff\n.*?^\1$", "", summary)  # a fenced diff shows the spec's text as it is
+    assert prose != summary and not re.search(r"(?<![\\`])<b>|(?<!\\)\]\(", prose)  # no tag, no link
+    json.loads((runner.repo / sarif_file).read_text())
