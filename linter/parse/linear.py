@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
+#: Far above any real pattern; RE2 spends memory in proportion and logs to stderr on huge ones.
+MAX_PATTERN_CHARS = 65_536
 _SURROGATE = re.compile("[\ud800-\udfff]")  # one character class: one step per character
 
 
@@ -57,6 +59,8 @@ class NotLinearError(ValueError):
 @lru_cache(maxsize=1024)
 def linear(pattern: str) -> LinearPattern:
     """``pattern`` compiled by RE2; :class:`NotLinearError` with RE2's reason when it cannot be."""
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise NotLinearError(f"a pattern of {len(pattern):,} characters; at most {MAX_PATTERN_CHARS:,} are compiled")
     import re2  # lazy: only the commands that match such patterns pay for its import
 
     options = re2.Options()
