@@ -960,3 +960,44 @@ def test_the_output_check_counts_annotations_and_table_rows() -> None:
     assert table_problems(table.format("a \\| b"), 1) == []
     assert table_problems(table.format("a | b"), 1) == ["table row not of 4 cells"]
     assert table_problems(table.format("a\n| b"), 1) == ["table rows", "table row not of 4 cells"]
+
+
+def suggest_case(directory: Path) -> None:
+    """A released field removed (``--suggest`` puts it back) from a spec whose file name forges a workflow
+    command and whose texts hold ``##[``, a bidi override, a terminal title and comment lines starting ``::``."""
+    spec = {"apiKey": 90, "type": "request", "name": "FooRequest", "validVersions": "0-1", "flexibleVersions": "0+",
+            "fields": [{"name": "A", "type": "int32", "versions": "0+", "about": "##[error]a \u202e \x1b]0;t\x07 x"},
+                       {"name": "B", "type": "int32", "versions": "0+", "about": "\u2028::error::b"}]}
+    name = "Foo\n::error file=README.md,line=1::pwned.json"
+    head = "/*\n::error::comment\n  ##[warning]x\n*/\n"
+    for side in ("old", "new"):
+        (directory / side).mkdir()
+        (directory / side / name).write_text(head + json.dumps(spec, indent=2, ensure_ascii=False), encoding="utf-8")
+        spec["fields"] = spec["fields"][:1]
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_compat_suggest_shows_hostile_names_and_spec_lines_escaped(tmp_path: Path, fmt: str) -> None:
+    """``compat --suggest`` once printed the diff's file name and the spec's lines raw (a forged ``::error`` line,
+    ``##[`` and ESC in a CI log), and its explanations on stderr too (found by bench/fuzz_cli.py). The header's
+    path is quoted as git quotes it, so the diff still names the file."""
+    suggest_case(tmp_path)
+    done = subprocess.run([str(REPO_ROOT / ".venv" / "bin" / "krpc-lint"), "compat", "--suggest", "--format", fmt,
+                           "old", "new"], cwd=tmp_path, capture_output=True, check=False, timeout=60)
+    assert done.returncode == 1, done.stderr
+    assert problems(done.stdout) == [] and problems(done.stderr) == [], (done.stdout, done.stderr)
+    if fmt == "text":
+        assert b'--- "a/new/Foo\\n::error file=README.md,line=1::pwned.json"\n' in done.stdout, done.stdout
+    else:
+        assert json.loads(done.stdout)["suggestions"][0]["fixable"] is True
+
+
+def test_a_diff_quotes_paths_as_git_and_keeps_a_crlf_file_applicable() -> None:
+    from linter.cli.lint_fix import printable_diff
+    from linter.engine.fixes import git_quoted, unified_diff
+
+    assert git_quoted("a/specs/Foo.json") == "a/specs/Foo.json"
+    assert git_quoted('a/x\n"\\\udcff\u202e.json') == '"a/x\\n\\"\\\\\\377\\342\\200\\256.json"'
+    diff = printable_diff(unified_diff("Foo.json", "a\r\nb\u2028c\r\n", "a\r\nB\u2028c\r\n"))
+    assert diff.split("\n")[4:6] == ["-b\\u2028c\r", "+B\\u2028c\r"], diff  # one line each, CR kept before LF
+    assert problems(diff) == []

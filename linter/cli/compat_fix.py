@@ -12,16 +12,18 @@ import os
 
 import click
 
+from linter.cli.lint_fix import printable_diff
 from linter.compat.compare import CompatResult
 from linter.compat.suggest import Suggestion, suggest
 from linter.engine.fixes import unified_diff, write_atomically
+from linter.report.escape import json_safe, printable
 
 
 def _explain(suggestions: list[Suggestion]) -> None:
     for suggestion in suggestions:
         for why in suggestion.blocked:
-            click.echo(f"{suggestion.file}:{suggestion.line}:{suggestion.col}: {suggestion.message}: no new version "
-                       f"can carry this change: {why}", err=True)
+            click.echo(f"{printable(suggestion.file)}:{suggestion.line}:{suggestion.col}: {printable(suggestion.message)}: "
+                       f"no new version can carry this change: {printable(why)}", err=True)
 
 
 def _to_json(suggestion: Suggestion) -> dict[str, object]:
@@ -40,11 +42,11 @@ def show_suggestions(ctx: click.Context, result: CompatResult, fmt: str) -> None
     needs one (whether an edit or an explanation), else 0."""
     suggestions = suggest(result)
     if fmt == "json":
-        click.echo(json.dumps({"suggestions": [_to_json(s) for s in suggestions]}, indent=2))
+        click.echo(json_safe(json.dumps({"suggestions": [_to_json(s) for s in suggestions]}, indent=2)))
     else:
         for suggestion in suggestions:
             if suggestion.fixable:
-                click.echo(unified_diff(suggestion.file, suggestion.text, suggestion.fixed), nl=False)
+                click.echo(printable_diff(unified_diff(suggestion.file, suggestion.text, suggestion.fixed)), nl=False)
         _explain(suggestions)
         _summary(suggestions, "suggested")
     ctx.exit(1 if suggestions else 0)
@@ -62,7 +64,8 @@ def apply_suggestions(result: CompatResult) -> int:
         try:
             write_atomically(suggestion.file, suggestion.fixed)
         except OSError as exc:
-            click.echo(f"krpc-lint: {suggestion.file}: not fixed: {exc.strerror or exc}", err=True)
+            click.echo(f"krpc-lint: {printable(suggestion.file)}: not fixed: {printable(str(exc.strerror or exc))}",
+                       err=True)
             continue
         written += 1
     _explain(suggestions)
@@ -76,10 +79,10 @@ def _unchanged(suggestion: Suggestion) -> bool:
         with open(suggestion.file, "rb") as handle:
             current = handle.read().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        click.echo(f"krpc-lint: {suggestion.file}: not fixed: {exc}", err=True)
+        click.echo(f"krpc-lint: {printable(suggestion.file)}: not fixed: {printable(str(exc))}", err=True)
         return False
     if current != suggestion.text:
-        click.echo(f"krpc-lint: {suggestion.file}: not fixed: it changed while compat ran", err=True)
+        click.echo(f"krpc-lint: {printable(suggestion.file)}: not fixed: it changed while compat ran", err=True)
         return False
     return True
 

@@ -15,6 +15,18 @@ from linter.engine.fixes import (
     unified_diff,
     write_atomically,
 )
+from linter.report.escape import guard_lines, printable
+
+
+def printable_diff(diff: str) -> str:
+    """A diff (``unified_diff``) as the terminal and a CI log may show it: each line's text made ``printable`` (a
+    spec's control, bidi character or ``##[`` shows as its escape, never acts), a CRLF file's CR kept before its
+    LF (it moves nothing; the diff of a CRLF file still applies), and no line a runner reads as a command."""
+    lines = diff.split("\n")
+    for number, line in enumerate(lines):
+        cr = "\r" if line.endswith("\r") else ""
+        lines[number] = printable(line.removesuffix("\r")) + cr
+    return guard_lines("\n".join(lines))
 
 
 def _changes(report: Report, files: list[str]) -> list[tuple[str, str, str, int]]:
@@ -24,7 +36,7 @@ def _changes(report: Report, files: list[str]) -> list[tuple[str, str, str, int]
         try:
             old, new, applied = fixed_text(file, edits)
         except (OSError, ValueError) as exc:
-            click.echo(f"krpc-lint: {file}: not fixed: {exc}", err=True)
+            click.echo(f"krpc-lint: {printable(file)}: not fixed: {printable(str(exc))}", err=True)
             continue
         if new != old:
             out.append((file, old, new, applied))
@@ -35,7 +47,7 @@ def show_diff(report: Report, files: list[str]) -> bool:
     """Print the unified diff of what ``--fix`` would change; whether there is one. Writes nothing."""
     changes = _changes(report, files)
     for file, old, new, _ in changes:
-        click.echo(unified_diff(file, old, new), nl=False)
+        click.echo(printable_diff(unified_diff(file, old, new)), nl=False)
     return bool(changes)
 
 
@@ -46,7 +58,7 @@ def apply_fixes(report: Report, files: list[str]) -> int:
         try:
             write_atomically(file, new)
         except OSError as exc:
-            click.echo(f"krpc-lint: {file}: not fixed: {exc.strerror or exc}", err=True)
+            click.echo(f"krpc-lint: {printable(file)}: not fixed: {printable(str(exc.strerror or exc))}", err=True)
             continue
         fixed, files_fixed = fixed + applied, files_fixed + 1
     click.echo(f"krpc-lint: fixed {fixed} finding{'' if fixed == 1 else 's'} in {files_fixed} "

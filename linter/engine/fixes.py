@@ -20,8 +20,8 @@ from linter.parse.document import SpecDocument
 from linter.parse.files import replace_file
 from linter.parse.jsonc import JsonPath, tokens, value_end
 
-__all__ = ["apply_edits", "fixed_text", "key_edit", "member_removal", "planned_edits", "unified_diff", "value_edit",
-           "write_atomically"]
+__all__ = ["apply_edits", "fixed_text", "git_quoted", "key_edit", "member_removal", "planned_edits", "unified_diff",
+           "value_edit", "write_atomically"]
 
 _KEY_HEAD = re.compile(r'"(?:[^"\\\x00-\x1f]|\\.)*"[ \t\r\n]*:[ \t\r\n]*')  # "key" : (blanks only)
 _BLANK = re.compile(r"[ \t\r\n]*")
@@ -129,11 +129,37 @@ def fixed_text(file: str, edits: Iterable[Edit]) -> tuple[str, str, int]:
 
 
 def unified_diff(file: str, old: str, new: str) -> str:
-    """What ``--diff`` prints for one file."""
+    """What ``--diff`` prints for one file: lines are what git calls lines (ended by LF only: a U+2028 or a form
+    feed inside a spec's string ends none), paths quoted as git quotes them (``git_quoted``). The spec's own
+    lines are as they are: the command line shows them through ``cli.lint_fix.printable_diff``."""
     shown = file.lstrip("/")  # an absolute path reads a/tmp/x.json, as git diff --no-index writes it
-    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                 fromfile=f"a/{shown}", tofile=f"b/{shown}")
+    lines = difflib.unified_diff(_lines(old), _lines(new), fromfile=git_quoted(f"a/{shown}"),
+                                 tofile=git_quoted(f"b/{shown}"))
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def _lines(text: str) -> list[str]:
+    parts = text.split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+_C_ESCAPES = {0x07: "\\a", 0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0B: "\\v", 0x0C: "\\f", 0x0D: "\\r",
+              0x22: '\\"', 0x5C: "\\\\"}
+
+
+def git_quoted(path: str) -> str:
+    """A diff header's path as git writes it (``core.quotePath``): as it is when it is printable ASCII without
+    ``"`` or a backslash, else in double quotes with C escapes and every other byte in octal, which ``git apply``
+    reads back; so a file name never puts a control character, a line break or a bidi character in a diff. A
+    lone surrogate is the byte it stands for (``\\udcff``: 0xff), or the three bytes UTF-8 would give it."""
+    if path.isascii() and path.isprintable() and '"' not in path and "\\" not in path:
+        return path
+    try:
+        data = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        data = path.encode("utf-8", "surrogatepass")
+    shown = (_C_ESCAPES.get(byte) or (chr(byte) if 0x20 <= byte < 0x7F else f"\\{byte:03o}") for byte in data)
+    return '"' + "".join(shown) + '"'
 
 
 def write_atomically(file: str, text: str) -> None:
