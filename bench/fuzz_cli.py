@@ -172,9 +172,7 @@ def action_run(campaign: Campaign, rng: random.Random, specs: list[tuple[str, di
     done = campaign.run(label, ACTION, repo, stdout_annotations=-1, env=env)
     if done is None or done.returncode == 2:
         return
-    text = summary.read_text(encoding="utf-8")
-    rows = sum(1 for line in text.split("\n") if line.startswith("| ") and not line.startswith("| Severity"))
-    for problem in table_problems(text, max(0, rows - 1)):  # the rows the table has, each of four cells
+    for problem in table_problems(summary.read_text(encoding="utf-8"), -1):  # whatever rows, each of four cells
         campaign.fail(f"action job summary: {problem}", label)
     for problem in problems(outputs.read_bytes()):
         campaign.fail(f"action outputs: {problem}", label)
@@ -196,9 +194,15 @@ def one_run(campaign: Campaign, rng: random.Random, specs: list[tuple[str, dict[
     fmt = rng.choice(FORMATS)
     github = -1 if fmt == "github" else None
     if kind == "lint":
-        campaign.run(label, [*KRPC_LINT, "lint", "--format", fmt, new], case, stdout_annotations=github)
+        diff = ["--diff"] if rng.random() < 0.3 else []  # the diff of the fixable findings instead of the report
+        campaign.run(label, [*KRPC_LINT, "lint", *diff, "--format", fmt, new], case,
+                     stdout_annotations=None if diff else github)
     elif kind == "compat":
-        campaign.run(label, [*KRPC_LINT, "compat", "--format", fmt, old, new], case, stdout_annotations=github)
+        if rng.random() < 0.3:  # the edit that keeps the released bytes, as a diff or JSON
+            campaign.run(label, [*KRPC_LINT, "compat", "--suggest", "--format", rng.choice(["text", "json"]), old, new],
+                         case)
+        else:
+            campaign.run(label, [*KRPC_LINT, "compat", "--format", fmt, old, new], case, stdout_annotations=github)
     elif kind == "changelog":
         campaign.run(label, [*KRPC_LINT, "changelog", "--format", rng.choice(["markdown", "json"]), old, new], case)
     elif kind == "matrix":

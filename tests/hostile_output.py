@@ -104,19 +104,19 @@ def problems(output: str | bytes, *, annotations: int | None = None, colour: boo
 
 def table_problems(markdown: str, rows: int) -> list[str]:
     """A Markdown job summary whose findings table (the block after ``| Severity |``) does not hold ``rows``
-    rows of four cells, or that holds a control character: a name broke the table."""
+    rows (-1: any number) of four cells, or that holds a control character: a name broke the table."""
     found = problems(markdown)  # a job summary is no log: it may not hold a command either
     lines = markdown.split("\n")
     try:
         start = next(n for n, line in enumerate(lines) if line.startswith("| Severity |"))
     except StopIteration:
-        return found + (["table rows"] if rows else [])
+        return found + (["table rows"] if rows > 0 else [])
     body = []
     for line in lines[start + 2:]:
         if not line.startswith("|"):
             break
         body.append(line)
-    if len(body) != rows:
+    if rows >= 0 and len(body) != rows:
         found.append("table rows")  # of len(body) for rows
     if any(len(re.findall(r"(?<!\\)\|", line)) != 5 for line in body):
         found.append("table row not of 4 cells")
