@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 #: Far above any real pattern; RE2 spends memory in proportion and logs to stderr on huge ones.
-MAX_PATTERN_CHARS = 65_536
+MAX_PATTERN_CHARS = 1 << 20
 _SURROGATE = re.compile("[\ud800-\udfff]")  # one character class: one step per character
 
 
