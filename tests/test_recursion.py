@@ -282,6 +282,17 @@ def test_a_baseline_nested_100000_deep_is_one_line_at_the_cost_of_reading_it(tmp
     assert large.seconds / small.seconds < 6, (small.seconds, large.seconds)
 
 
+@pytest.mark.parametrize("depth", [250, 2_500])
+def test_a_toml_config_past_the_nesting_limit_is_one_line(tmp_path: Path, depth: int) -> None:
+    """tomllib reads 250 levels (and recurses past Python's limit at 2,500): both are refused at the one
+    nesting limit of every reader, as a YAML config is."""
+    spec = _spec(tmp_path)
+    config = tmp_path / "pyproject.toml"
+    config.write_text('[tool.krpc-lint]\nprofile = "strict"\nx = ' + "[" * depth + "]" * depth + "\n")
+    outcome = run_bounded("lint", str(spec), "--config", str(config))
+    _one_line_error(outcome, str(config), "nested")
+
+
 def _chain(top: Path, depth: int, leaf: tuple[str, bytes] | None = None) -> None:
     """``top/d/d/.../d`` ``depth`` levels deep, made through directory descriptors (no path grows past a name,
     whatever PATH_MAX), with ``leaf`` (name, bytes) written at the bottom."""

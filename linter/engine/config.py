@@ -35,6 +35,7 @@ from linter.engine.levels import KAFKA_VERSIONS, PROFILES, SEVERITIES
 from linter.errors import KrpcLintError
 from linter.parse.files import InputError, read_regular
 from linter.parse.globs import glob_matcher
+from linter.parse.jsonc import MAX_DEPTH, within_depth
 from linter.parse.linear import NotLinearError
 
 CONFIG_BYTES = 1024 * 1024  # a config file is a few lines; more is not a config
@@ -242,6 +243,8 @@ def _read(file: Path) -> dict[str, Any]:
             raise ConfigError(f"{file}: invalid TOML: {exc}") from None
         except RecursionError:  # tomllib recurses once per nesting level
             raise ConfigError(f"{file}: invalid TOML: nested too deeply") from None
+        if not within_depth(tool):  # the one nesting limit of every reader, as YAML configs have
+            raise ConfigError(f"{file}: invalid TOML: values nested more than {MAX_DEPTH} deep")
         table = tool.get("krpc-lint", {}) if isinstance(tool, dict) else None
         if not isinstance(table, dict):
             raise ConfigError(f"{file}: [tool.krpc-lint] must be a table")
