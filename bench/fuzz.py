@@ -63,6 +63,7 @@ from hostile_output import (
     fields_of,
     hostile_path,
     report_problems,
+    suggestion_problems,
     with_hostile_names,
     write_tree,
 )
@@ -331,18 +332,22 @@ class Runner:
         return Checked(report.findings, self.outputs(report, self.lint_rules, sorted(files)))
 
     def compat(self, old: Any, new: Any, *, lint_report: Any = None) -> Checked:
-        """Compare two revisions; every format, the changelog, and the Action's log and summary of the change."""
+        """Compare two revisions; every format, the changelog, the Action's log and summary of the change, and the
+        diffs of ``compat --suggest``."""
         from linter.compat.changelog import changelog
         from linter.compat.compare import compare
         from linter.compat.report import to_report
+        from linter.compat.suggest import suggest
         from linter.engine.findings import Report
 
         result = compare(old, new)
         report = to_report(result, self.config, self.compat_rules)
         log = changelog(old, new, result)
+        suggestions = tuple(suggest(result))
         outputs = self.outputs(report, self.compat_described, sorted(new.files))
         outputs.update(changelog_problems(log, self.scratch))
-        outputs.update(action_problems(lint_report or Report([]), report, log, self.config))
+        outputs.update(action_problems(lint_report or Report([]), report, log, self.config, suggestions))
+        outputs.update(suggestion_problems(suggestions))
         findings = report.findings + (lint_report.findings if lint_report else [])
         return Checked(findings, outputs)
 

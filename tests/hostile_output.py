@@ -164,7 +164,7 @@ def changelog_problems(log: Changelog, directory: Path) -> dict[str, list[str]]:
 
 
 def action_problems(lint_report: Report, compat_report: Report | None, log: Changelog | None,
-                    config: Config) -> dict[str, list[str]]:
+                    config: Config, suggestions: tuple[Any, ...] = ()) -> dict[str, list[str]]:
     """The Action's step log (annotations, then the text reports in groups) and its Markdown job summary, as
     ``linter.cli.action.run`` writes them for these reports: no command but ours in the log, one annotation
     per finding, and a findings table of one row (four cells) per finding shown."""
@@ -172,10 +172,20 @@ def action_problems(lint_report: Report, compat_report: Report | None, log: Chan
     from linter.cli.action import log as step_log
 
     outcome = Outcome(lint_report, compat_report, log, "0123456789ab" if compat_report else "",
-                      "the pull request's base", config, "none")
+                      "the pull request's base", config, "none", suggestions=suggestions)
     found = {"action log": problems(step_log(outcome), annotations=len(outcome.in_workspace())),
              "job summary": table_problems(job_summary(outcome), min(len(outcome.findings), MAX_TABLE_ROWS))}
     return {what: labels for what, labels in found.items() if labels}
+
+
+def suggestion_problems(suggestions: tuple[Any, ...]) -> dict[str, list[str]]:
+    """``compat --suggest``'s diffs as the command line prints them."""
+    from linter.cli.lint_fix import printable_diff
+    from linter.engine.fixes import unified_diff
+
+    diffs = "".join(printable_diff(unified_diff(s.file, s.text, s.fixed)) for s in suggestions if s.fixable)
+    found = problems(diffs)
+    return {"suggest diff": found} if found else {}
 
 
 # --- hostile names in a spec (``rng``: a seeded ``random.Random``, or hypothesis's ``st.randoms()``) ---------

@@ -45,6 +45,7 @@ from hostile_output import (
     hostile_path,
     problems,
     report_problems,
+    suggestion_problems,
     table_problems,
     text_lines,
     with_hostile_names,
@@ -61,6 +62,7 @@ from linter.compat.compare import compare, unbuildable
 from linter.compat.report import to_report
 from linter.compat.revision import Revision
 from linter.compat.sources import read_revision
+from linter.compat.suggest import suggest
 from linter.engine.config import Config, ConfigError, load_config
 from linter.engine.findings import Finding, Report
 from linter.engine.levels import FORMATS, PROFILES, SEVERITIES
@@ -852,15 +854,16 @@ def test_audit_units_of_a_hostile_history_are_rows_or_one_line_errors(tmp_path: 
 HOSTILE = st.lists(st.sampled_from(HOSTILE_PIECES), min_size=1, max_size=3).map("".join) | st.text(ANY_CHAR, max_size=6)
 
 
-def all_problems(lint_report: Report, compat_report: Report, log: Changelog, directory: Path,
-                 files: list[str]) -> dict[str, list[str]]:
-    """What every output of the two reports, the changelog and the Action shows that only unescaped input can."""
+def all_problems(lint_report: Report, compat_report: Report, log: Changelog, directory: Path, files: list[str],
+                 suggestions: tuple[Any, ...]) -> dict[str, list[str]]:
+    """What every output of the two reports, the changelog, the Action and ``compat --suggest`` shows that only
+    unescaped input can."""
     found = {f"lint {fmt}": labels for fmt, labels in
              report_problems(lint_report, directory, rules=described_rules(), files=files, colour=True).items()}
     found |= report_problems(compat_report, directory, files=files, colour=True)
     found |= changelog_problems(log, directory)
-    found |= action_problems(lint_report, compat_report, log, Config(profile="strict"))
-    return found
+    found |= action_problems(lint_report, compat_report, log, Config(profile="strict"), suggestions)
+    return found | suggestion_problems(suggestions)
 
 
 @st.composite
@@ -898,7 +901,7 @@ def test_hostile_names_reach_no_output_unescaped(scratch: Callable[[], Path], ch
         result = compare(Revision("old", old), Revision("new", new))
         compat_report = to_report(result, config)
         log = changelog(Revision("old", old), Revision("new", new), result)
-        found = all_problems(lint_report, compat_report, log, scratch(), sorted(new))
+        found = all_problems(lint_report, compat_report, log, scratch(), sorted(new), tuple(suggest(result)))
     size = sum(map(len, (*old.values(), *new.values())))
     names = {os.path.basename(name) for name in (*old, *new)}
     assert_clean_findings(lint_report.findings + compat_report.findings, names, size)
@@ -925,7 +928,7 @@ def test_hostile_paths_on_disk_reach_no_output_unescaped(scratch: Callable[[], P
         result = compare(old, new)
         compat_report = to_report(result, config)
         log = changelog(old, new, result)
-        found = all_problems(lint_report, compat_report, log, case, [])
+        found = all_problems(lint_report, compat_report, log, case, [], tuple(suggest(result)))
     assert lint_report.files == 1 and len(new.files) == 1, (lint_report.files, new.files)
     assert not found, found
 
