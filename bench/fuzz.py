@@ -432,12 +432,10 @@ def family_paths(runner: Runner, campaign: Campaign, specs: list[tuple[str, str]
     from linter.engine.runner import lint
 
     base = runner.scratch / "paths"
-    for index in range(count):
-        name, text = rng.choice(specs)
+    for index, name, _, spec in parsed_specs(specs, rng, count):
         parts = [disk_name(rng, "dir") if rng.random() < 0.5 else "a" * rng.randrange(100, 250)
                  for _ in range(rng.choice([0, 1, 2, 8]))]
         relative = "/".join([*parts, disk_name(rng, name.removesuffix(".json")) + ".json"])
-        spec = loaded(text) or {}
         if rng.random() < 0.5:
             with_hostile_names(spec, rng)
         changed = copy.deepcopy(spec)
