@@ -8,6 +8,7 @@ subcommand module uses it without importing ``linter.cli.main``.
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import click
 
 from linter.engine.levels import FORMATS, KAFKA_VERSIONS, PROFILES, SEVERITIES
-from linter.errors import KrpcLintError
+from linter.errors import WRITE_ERRNOS, KrpcLintError, OutputError, cannot_write
 from linter.report.escape import printable, writable
 
 if TYPE_CHECKING:
@@ -52,11 +53,119 @@ def translate(exc: Exception) -> CliError:
         return exc
     if isinstance(exc, KrpcLintError):
         return CliError(str(exc))
+    if isinstance(exc, OSError) and exc.errno in WRITE_ERRNOS:  # a write no guard below named (ENOSPC, EPIPE...)
+        return CliError(str(cannot_write(str(exc.filename) if exc.filename else "the output", exc)))
     if os.environ.get(DEBUG_ENV) == "1":
         import traceback
 
         traceback.print_exception(exc)
     return InternalError(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+
+
+STDOUT = "standard output"
+
+
+class _Guarded(io.FileIO):
+    """A standard descriptor under ``sys.stdout``/``sys.stdin``: a failed write is an ``OutputError`` naming
+    standard output, raised once; later writes (the flush at exit among them) are dropped, and the descriptor
+    points at /dev/null, as Python's documentation advises after EPIPE. ``closed_as``: the descriptor was
+    closed when krpc-lint started (``>&-``, ``<&-``), so any use is an error saying so."""
+
+    def __init__(self, fd: int, mode: str, closed_as: str | None = None) -> None:
+        super().__init__(fd, mode, closefd=False)
+        self._closed_as = closed_as
+        self._failed = False
+
+    def write(self, data: Any) -> int:
+        size = len(memoryview(data))
+        if self._failed:
+            return size
+        if self._closed_as:
+            self._failed = True
+            raise OutputError(self._closed_as)
+        try:
+            return super().write(data) or 0
+        except OSError as exc:
+            self._failed = True
+            _to_devnull(self.fileno())
+            raise cannot_write(STDOUT, exc) from None
+
+    def readinto(self, buffer: Any) -> int:
+        if self._closed_as:
+            raise KrpcLintError(self._closed_as)
+        return super().readinto(buffer) or 0
+
+
+def _to_devnull(fd: int) -> None:
+    """Point ``fd`` at /dev/null (a closed standard descriptor taken, so no file krpc-lint opens becomes it)."""
+    null = os.open(os.devnull, os.O_RDWR)
+    if null != fd:
+        os.dup2(null, fd)
+        os.close(null)
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+def guard_stdio() -> None:
+    """Put standard output (and a closed standard input) under ``_Guarded``, so every write to stdout, by
+    click, rich or print, fails as one line naming it (exit 2) instead of an internal error; called once by the
+    command line's entry point. A closed stderr is pointed at /dev/null (its messages are lost, the exit code
+    stays)."""
+    opened = {fd: _is_open(fd) for fd in (0, 1, 2)}
+    for fd, is_open in opened.items():
+        if not is_open:
+            _to_devnull(fd)
+    old = sys.stdout
+    raw = _Guarded(1, "w", None if opened[1] else
+                   "standard output is closed: leave it open, or write the report with -o FILE")
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(raw), encoding=getattr(old, "encoding", None) or "utf-8",
+                                  errors=getattr(old, "errors", None) or "strict",
+                                  line_buffering=bool(getattr(old, "line_buffering", False)))
+    if not opened[0]:
+        closed_in = _Guarded(0, "r", "standard input is closed: give the input with -i FILE (or a pipe)")
+        sys.stdin = io.TextIOWrapper(io.BufferedReader(closed_in), encoding="utf-8")
+
+
+def finish_output(code: int) -> int:
+    """``code``, once what is still buffered for stdout is written: a failure there (the command had finished)
+    is the one line and exit 2; Python's own flush at exit finds nothing left."""
+    try:
+        sys.stdout.flush()
+    except (OutputError, OSError) as exc:
+        translate(exc).show()
+        return 2
+    return code
+
+
+class NonEmptyPath(click.Path):
+    """``click.Path`` that refuses ``""``: an empty path would name the working directory, or pass for an option
+    not given (``--baseline ''`` silently ignored)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("an empty path names no file", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+def non_empty(why: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    """A click callback refusing an empty value (or an empty one among a repeatable option's): ``why`` says what
+    it would mean, instead of the option passing for not given."""
+    def check(_ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        values = value if isinstance(value, tuple) else (value,)
+        if any(isinstance(item, str) and not item.strip() for item in values):
+            raise click.BadParameter(f"an empty value {why}", param=param)
+        return value
+
+    return check
+
+
+_no_empty_selector = non_empty("selects no rule; give a rule id, name, category or profile")
 
 
 def _options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
@@ -70,7 +179,7 @@ def _options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
 
 
 config_option = click.option(
-    "--config", "config_file", type=click.Path(dir_okay=False), default=None,
+    "--config", "config_file", type=NonEmptyPath(dir_okay=False), default=None,
     help="Config file (default: .krpc-lint.yaml or pyproject.toml [tool.krpc-lint] found from the "
          "working directory up).")
 
@@ -87,15 +196,15 @@ report_options = _options(
                  help="Rule profile (default: the config's, else recommended)."),
     click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
                  help="Lowest severity that makes the exit code 1 (default: the config's, else error)."),
-    click.option("--select", multiple=True, metavar="RULE",
+    click.option("--select", multiple=True, metavar="RULE", callback=_no_empty_selector,
                  help="Also run these rules (id, id prefix, name, category or profile); repeatable."),
-    click.option("--ignore", multiple=True, metavar="RULE", help="Do not run these rules; repeatable."),
+    click.option("--ignore", multiple=True, metavar="RULE", callback=_no_empty_selector, help="Do not run these rules; repeatable."),
     click.option("--preview", is_flag=True, default=None,
                  help="Also run the rules in preview (else only those --select names by id or name)."),
     config_option,
-    click.option("--baseline", type=click.Path(dir_okay=False), default=None,
+    click.option("--baseline", type=NonEmptyPath(dir_okay=False), default=None,
                  help="Leave out the findings recorded in this baseline file."),
-    click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
+    click.option("--output", "-o", type=NonEmptyPath(dir_okay=False), default=None,
                  help="Write the report to this file instead of standard output (the summary line goes to "
                       "stderr)."),
     click.option("--color/--no-color", default=None,

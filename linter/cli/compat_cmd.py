@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from linter.cli.common import (
+    NonEmptyPath,
     configured,
     emit,
     finish_report,
@@ -59,7 +60,7 @@ def _short_labels(revisions: Sequence[Revision]) -> list[Revision]:
 
 
 @click.command("compat")
-@click.argument("paths", nargs=-1, type=click.Path())
+@click.argument("paths", nargs=-1, type=NonEmptyPath())
 @click.option("--against", metavar="REF", default=None,
               help="Compare the git revision REF (old) with the working tree (new) at PATHS "
                    "(default: Kafka's spec directories, else .).")
@@ -133,7 +134,7 @@ def compat_command(ctx: click.Context, paths: tuple[str, ...], against: str | No
 @click.argument("old")
 @click.argument("new")
 @click.option("--format", "fmt", type=click.Choice(("markdown", "json")), default="markdown", show_default=True)
-@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write it to this file.")
+@click.option("--output", "-o", type=NonEmptyPath(dir_okay=False), default=None, help="Write it to this file.")
 def changelog_command(old: str, new: str, fmt: str, output: str | None) -> None:
     """A protocol changelog per API between two revisions: what a client must implement."""
     from linter.compat.changelog import changelog
@@ -159,6 +160,9 @@ def matrix_command(ctx: click.Context, specs: tuple[str, ...], fmt: str, include
 
     if len(specs) < 2:
         raise click.UsageError("give at least two spec sets (files, directories or REF:path)")
+    twice = next((spec for index, spec in enumerate(specs) if spec in specs[:index]), None)
+    if twice is not None:
+        raise click.UsageError(f"{twice} is named twice: give each spec set once")
     revisions = [read_revision(spec) for spec in specs]
     table = matrix(_short_labels(revisions), include_unstable=include_unstable)
     if fmt == "json":

@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from linter.cli.common import config_option, emit, load_config_file, refuse_overlap
+from linter.cli.common import (
+    NonEmptyPath,
+    config_option,
+    emit,
+    load_config_file,
+    non_empty,
+    refuse_overlap,
+)
 
 if TYPE_CHECKING:
     from linter.compat.conformance import Conformance
@@ -67,15 +74,15 @@ def run_conformance(vendor: str, upstream: str, *, manifest: str | None = None, 
 @click.argument("vendor")
 @click.option("--upstream", required=True, metavar="UPSTREAM",
               help="Upstream's specs (a file, directory or REF:path), typically a Kafka release's spec directories.")
-@click.option("--manifest", type=click.Path(dir_okay=False), default=None,
+@click.option("--manifest", type=NonEmptyPath(dir_okay=False), default=None,
               help="YAML or JSON: per API name, supported (a version range), passthrough or unsupported; any "
                    "upstream API or version outside it is unclassified.")
-@click.option("--since-upstream", metavar="OLDREF", default=None,
+@click.option("--since-upstream", metavar="OLDREF", default=None, callback=non_empty("names no revision"),
               help="Upstream's specs the copy was taken from: add what changed upstream since, per API.")
 @click.option("--format", "fmt", type=click.Choice(("text", "json", "markdown", "sarif")), default="text",
               show_default=True, help="sarif: each version that is not identical as a result at the vendor's file.")
 @config_option
-@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write it to this file.")
+@click.option("--output", "-o", type=NonEmptyPath(dir_okay=False), default=None, help="Write it to this file.")
 @click.option("--fail-on", "fail_on", default=DEFAULT_FAIL_ON, show_default=True, metavar="VERDICTS",
               help=f"Comma-separated: what makes the exit code 1 ({', '.join(FAIL_ON)}; or none).")
 @click.option("--no-witness", is_flag=True, help="Do not search for byte-level witnesses of divergences.")

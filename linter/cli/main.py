@@ -22,9 +22,12 @@ if TYPE_CHECKING:
 
 from linter.cli.common import (
     CliError,
+    NonEmptyPath,
     config_option,
     configured,
+    finish_output,
     finish_report,
+    guard_stdio,
     kafka_version_option,
     load_config_file,
     refuse_overlap,
@@ -33,6 +36,7 @@ from linter.cli.common import (
     write_file,
 )
 from linter.engine.levels import PROFILES
+from linter.errors import KrpcLintError
 
 
 class _App(click.Group):
@@ -41,11 +45,7 @@ class _App(click.Group):
             return super().invoke(ctx)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
-        except BrokenPipeError:  # `krpc-lint rules | head`: stop quietly
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            ctx.exit(1)
-        except Exception as exc:
+        except Exception as exc:  # an output that fails (`| head -c1`, a full disk) too: one line, exit 2
             raise translate(exc) from exc
 
 
@@ -69,10 +69,10 @@ def cli() -> None:
 
 
 @cli.command("lint")
-@click.argument("paths", nargs=-1, type=click.Path())
+@click.argument("paths", nargs=-1, type=NonEmptyPath())
 @report_options
 @kafka_version_option
-@click.option("--write-baseline", type=click.Path(dir_okay=False), default=None,
+@click.option("--write-baseline", type=NonEmptyPath(dir_okay=False), default=None,
               help="Record every current finding in this file and exit 0.")
 @click.option("--changed-since", metavar="REF", default=None,
               help="Lint only the spec files changed since this git revision (committed or not, and untracked "
@@ -81,7 +81,7 @@ def cli() -> None:
 @click.option("--no-siblings", is_flag=True,
               help="Check files named one by one alone, not with the other specs of their directory as context.")
 @click.option("--no-cache", is_flag=True, help="Check every file again instead of reusing unchanged files' findings.")
-@click.option("--cache-dir", type=click.Path(file_okay=False), default=None, envvar="KRPC_LINT_CACHE_DIR",
+@click.option("--cache-dir", type=NonEmptyPath(file_okay=False), default=None, envvar="KRPC_LINT_CACHE_DIR",
               help="Where findings are cached (default: ~/.cache/krpc-lint).")
 @click.option("--fix", is_flag=True,
               help="Apply the edits of fixable rules' findings to the linted files, then report what remains.")
@@ -336,8 +336,18 @@ def schema_command() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point (``krpc-lint``)."""
-    cli.main(args=argv, prog_name="krpc-lint")
+    """Console entry point (``krpc-lint``): stdout is guarded (``common.guard_stdio``) and flushed before the
+    exit, so an output that fails is one line and exit 2 even when the failure comes with the last bytes."""
+    guard_stdio()
+    try:
+        cli.main(args=argv, prog_name="krpc-lint")
+        code: Any = 0
+    except SystemExit as done:
+        code = done.code
+    except KrpcLintError as exc:  # click's own output (--help, --version) could not be written
+        translate(exc).show()
+        code = 2
+    sys.exit(finish_output(code) if isinstance(code, int) else code)
 
 
 # --- codec (linter/cli/codec_cmd.py) --------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from linter.cli.common import ALLOW_INVALID_HELP, skipped_line
+from linter.cli.common import ALLOW_INVALID_HELP, NonEmptyPath, non_empty, skipped_line
 
 MASTER_HELP = "Spark master: local[*] (default, Spark inside this process) or spark://HOST:PORT."
 AUDIT_MASTER_HELP = ("Spark master: local[*] (default, Spark inside this process) or spark://HOST:PORT. Without "
@@ -18,17 +18,19 @@ AUDIT_MASTER_HELP = ("Spark master: local[*] (default, Spark inside this process
 
 @click.command("audit")
 @click.argument("repo", type=click.Path(exists=True, file_okay=False))
-@click.option("--out", required=True, type=click.Path(), help="Output directory (Parquet datasets, report.html).")
+@click.option("--out", required=True, type=NonEmptyPath(), help="Output directory (Parquet datasets, report.html).")
 @click.option("--refs", multiple=True, metavar="REF", help="Refs whose history to audit (default: the current "
               "branch); repeatable.")
-@click.option("--paths", multiple=True, metavar="GLOB", help="Spec files, as git globs (default: Kafka's spec "
-              "locations, else every *.json); repeatable.")
+@click.option("--paths", multiple=True, metavar="GLOB", callback=non_empty("matches no spec file"),
+              help="Spec files, as git globs (default: Kafka's spec locations, else every *.json); repeatable.")
 @click.option("--all-branches", is_flag=True, help="Also audit every branch: local and remote-tracking (a clone's "
               "release branches).")
 @click.option("--first-parent", is_flag=True, help="Follow only the first parent of merges (each merged change once, "
               "at its merge).")
-@click.option("--since", default=None, metavar="DATE", help="Only commits after DATE (as git log --since).")
-@click.option("--master", default=None, metavar="URL", help=AUDIT_MASTER_HELP)
+@click.option("--since", default=None, metavar="DATE", callback=non_empty("is no date"),
+              help="Only commits after DATE (as git log --since).")
+@click.option("--master", default=None, metavar="URL", callback=non_empty("names no Spark master"),
+              help=AUDIT_MASTER_HELP)
 @click.option("--overwrite", is_flag=True, help="Replace OUT if it exists.")
 def audit_command(repo: str, out: str, refs: tuple[str, ...], paths: tuple[str, ...], all_branches: bool,
                   first_parent: bool, since: str | None, master: str | None, overwrite: bool) -> None:
@@ -53,8 +55,8 @@ def audit_command(repo: str, out: str, refs: tuple[str, ...], paths: tuple[str, 
               "written with (the old revision).")
 @click.option("--against", "new_specs", required=True, type=click.Path(exists=True), help="The changed specs "
               "(the new revision).")
-@click.option("--out", required=True, type=click.Path(), help="Output directory (mismatches/, counts/).")
-@click.option("--master", default=None, metavar="URL", help=MASTER_HELP)
+@click.option("--out", required=True, type=NonEmptyPath(), help="Output directory (mismatches/, counts/).")
+@click.option("--master", default=None, metavar="URL", callback=non_empty("names no Spark master"), help=MASTER_HELP)
 @click.option("--overwrite", is_flag=True, help="Replace OUT if it exists.")
 @click.option("--allow-invalid", is_flag=True, help=ALLOW_INVALID_HELP)
 def replay_command(frames: str, old_specs: str, new_specs: str, out: str, master: str | None,
@@ -85,7 +87,7 @@ def frames_group() -> None:
 @frames_group.command("generate")
 @click.option("--specs", required=True, type=click.Path(exists=True), help="Spec directory (with the headers).")
 @click.option("--count", required=True, type=click.IntRange(1, 100_000_000), help="Number of frames.")
-@click.option("--out", required=True, type=click.Path(), help="Output file: .parquet (default) or .jsonl.")
+@click.option("--out", required=True, type=NonEmptyPath(), help="Output file: .parquet (default) or .jsonl.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the generated values.")
 @click.option("--overwrite", is_flag=True, help="Replace OUT if it exists.")
 @click.option("--allow-invalid", is_flag=True, help=ALLOW_INVALID_HELP)

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from linter.errors import KrpcLintError
+from linter.errors import WRITE_ERRNOS, KrpcLintError, cannot_write
 from linter.parse.files import OutputOverInput, refuse_overlap
 
 __all__ = ["MARKER", "OutputExists", "OutputOverInput", "atomic_directory", "atomic_file", "write_parquet"]
@@ -42,7 +42,10 @@ def _partial(out: str | os.PathLike[str], overwrite: bool, inputs: Iterable[str 
     if target.is_dir() and any(target.iterdir()) and not (target / MARKER).is_file():
         raise OutputExists(f"{out} is a directory krpc-lint did not write: --overwrite replaces only an earlier "
                            "output; remove it yourself or choose another path")
-    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise cannot_write(str(out), exc) from None
     return target, target.parent / f".{target.name}.partial-{uuid.uuid4().hex[:8]}"
 
 
@@ -51,9 +54,13 @@ def atomic_file(out: str | os.PathLike[str], *, overwrite: bool = False,
                 inputs: Iterable[str | os.PathLike[str] | None] = (), reads: Reads | None = None) -> Iterator[Path]:
     """Yield a temporary path beside ``out``; once written it replaces ``out`` in one rename."""
     target, partial = _partial(out, overwrite, inputs, reads)
+    with _written(out):
+        partial.touch()  # a directory that refuses files is said now, before any work
     try:
-        yield partial
-        os.replace(partial, target)
+        with _written(out, WRITE_ERRNOS):
+            yield partial
+        with _written(out):
+            os.replace(partial, target)
     finally:
         partial.unlink(missing_ok=True)
 
@@ -64,14 +71,29 @@ def atomic_directory(out: str | os.PathLike[str], *, overwrite: bool = False,
                      ) -> Iterator[Path]:
     """Yield a fresh temporary directory beside ``out`` (marked as krpc-lint's); on success it becomes ``out``."""
     target, temporary = _partial(out, overwrite, inputs, reads)
-    temporary.mkdir()
-    (temporary / MARKER).write_text("written by krpc-lint; --overwrite may replace this directory\n")
     try:
-        yield temporary
+        with _written(out):  # a directory that refuses files is said now, before any work
+            temporary.mkdir()
+            (temporary / MARKER).write_text("written by krpc-lint; --overwrite may replace this directory\n")
+        with _written(out, WRITE_ERRNOS):
+            yield temporary
+        with _written(out):
+            _replace(temporary, target)
     except BaseException:
         shutil.rmtree(temporary, ignore_errors=True)
         raise
-    _replace(temporary, target)
+
+
+@contextmanager
+def _written(out: str | os.PathLike[str], errnos: frozenset[int] | None = None) -> Iterator[None]:
+    """An ``OSError`` inside (only those with ``errnos``, when given: the work itself also reads) as the one
+    ``OUT: cannot write: REASON`` error."""
+    try:
+        yield
+    except OSError as exc:
+        if errnos is not None and exc.errno not in errnos:
+            raise
+        raise cannot_write(str(out), exc) from None
 
 
 def _replace(source: Path, target: Path) -> None:
