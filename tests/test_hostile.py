@@ -1,7 +1,10 @@
 """Hostile input (issue 14): each reproducer of the fuzzing campaign, run as a user runs krpc-lint (a fresh
-process), must finish within generous ceilings that only a pathological case exceeds (5 s and 300 MB of
-peak memory; the fixed versions take a fraction of that) and end in a finding or a one-line error with
-exit 0, 1 or 2, never an "internal error" or a traceback."""
+process), must stay under a generous memory ceiling that only a pathological case exceeds (300 MB of peak
+memory, measured by the kernel for that process alone) and end in a finding or a one-line error with exit
+0, 1 or 2, never an "internal error" or a traceback. Time is never asserted as seconds (on two shared cores
+any ceiling fails under load): a reproducer whose cost could grow faster than its input runs at two sizes,
+and the CPU time of the larger (4x) must stay under 8x that of the smaller (linear work gives about 4x plus
+the start-up both share; the quadratic bugs these reproduce gave 16x)."""
 
 from __future__ import annotations
 
@@ -14,14 +17,16 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from conftest import REPO_ROOT, require_shared
 
-SECONDS = 5.0
+SECONDS = 5.0  # a run still going after 20 times this is killed as a hang
 MEGABYTES = 300
+LINEAR_RATIO = 8.0  # CPU time at 4x the input over CPU time at 1x
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,7 @@ class Outcome:
     stderr: str
     seconds: float
     megabytes: float
+    cpu: float  # the process's own user + system seconds: what it computed, whatever else the machine ran
 
 
 # Runs the command and writes its peak memory to argv[1]. A small process of its own: Linux counts into a child's
@@ -40,7 +46,7 @@ LAUNCHER = """import os, sys
 pid = os.posix_spawn(sys.argv[2], sys.argv[2:], os.environ)
 _, status, usage = os.wait4(pid, 0)
 with open(sys.argv[1], "w") as out:
-    out.write(str(usage.ru_maxrss))
+    out.write(f"{usage.ru_maxrss} {usage.ru_utime + usage.ru_stime}")
 sys.exit(os.waitstatus_to_exitcode(status))
 """
 
@@ -65,8 +71,9 @@ def run_bounded(*args: str, cwd: Path = REPO_ROOT, stdin: bytes = b"") -> Outcom
         seconds = time.monotonic() - started
         out.seek(0)
         err.seek(0)
+        rss, cpu = (peak.read() or "0 0").split()
         outcome = Outcome(process.returncode, out.read().decode("utf-8", "replace"),
-                          err.read().decode("utf-8", "replace"), seconds, int(peak.read() or 0) / 1024)
+                          err.read().decode("utf-8", "replace"), seconds, int(rss) / 1024, float(cpu))
     _record(args, outcome)
     return outcome
 
@@ -82,12 +89,23 @@ def _record(args: tuple[str, ...], outcome: Outcome) -> None:
                                   "seconds": round(outcome.seconds, 2), "megabytes": round(outcome.megabytes)}) + "\n")
 
 
-def assert_bounded(outcome: Outcome, *, seconds: float = SECONDS) -> None:
+def assert_bounded(outcome: Outcome) -> None:
     text = outcome.stdout + outcome.stderr
     assert outcome.code in (0, 1, 2), text
     assert "internal error" not in text and "Traceback" not in text, text
-    assert outcome.seconds < seconds, f"{outcome.seconds:.1f} s"
     assert outcome.megabytes < MEGABYTES, f"{outcome.megabytes:.0f} MB"
+
+
+def assert_linear(run: Callable[[int], Outcome], size: int) -> Outcome:
+    """``run`` at ``size // 4`` and at ``size``, both bounded; the larger may cost at most LINEAR_RATIO times the
+    smaller's CPU time. Returns the larger outcome for the test's own checks."""
+    small = run(size // 4)
+    assert_bounded(small)
+    large = run(size)
+    assert_bounded(large)
+    ratio = large.cpu / max(small.cpu, 0.01)
+    assert ratio < LINEAR_RATIO, f"4x the input took {ratio:.1f}x the CPU time ({small.cpu:.2f} s, {large.cpu:.2f} s)"
+    return large
 
 
 # --- the reader ------------------------------------------------------------------------------------
@@ -99,24 +117,28 @@ def _lint(tmp_path: Path, text: str | bytes, name: str = "Hostile.json") -> Outc
     return run_bounded("lint", "--no-cache", str(path))
 
 
-@pytest.mark.parametrize(("label", "text", "message"), [
-    ("90 KB of unterminated block comments", "{}" + "/*x" * 30_000, "unterminated block comment"),
-    ("an unterminated string on a line holding //", '{"name": "x // y' + ' "a" // "b' * 30_000 + "\n}",
+@pytest.mark.parametrize(("label", "text", "size", "message"), [
+    ("90 KB of unterminated block comments", lambda n: "{}" + "/*x" * n, 30_000, "unterminated block comment"),
+    ("an unterminated string on a line holding //", lambda n: '{"name": "x // y' + ' "a" // "b' * n + "\n}", 30_000,
      "KL001"),
-    ("a line comment followed by a control character", '{} // x\x01' + "y" * 100_000, "control character in a comment"),
-    ("a block comment holding a control character", "{} /*" + "x" * 100_000 + "\x02 */", "control character in a comment"),
+    ("a line comment followed by a control character", lambda n: '{} // x\x01' + "y" * n, 100_000,
+     "control character in a comment"),
+    ("a block comment holding a control character", lambda n: "{} /*" + "x" * n + "\x02 */", 100_000,
+     "control character in a comment"),
 ])
-def test_the_reader_is_linear(tmp_path: Path, label: str, text: str, message: str) -> None:
-    outcome = _lint(tmp_path, text)
-    assert_bounded(outcome)
+def test_the_reader_is_linear(tmp_path: Path, label: str, text: Callable[[int], str], size: int, message: str) -> None:
+    outcome = assert_linear(lambda n: _lint(tmp_path, text(n)), size)
     assert outcome.code == 1 and message in outcome.stdout, (label, outcome.stdout)
 
 
 def test_a_15_mb_string_costs_memory_in_proportion(tmp_path: Path) -> None:
     """One string value of 15 MB (with escapes): the string pattern keeps no state per character."""
-    text = '{"name": "' + "abcdefg\\n" * 1_700_000 + '", "validVersions": "0", "fields": []}'
-    outcome = _lint(tmp_path, text)
-    assert_bounded(outcome)
+    def run(n: int) -> Outcome:
+        return _lint(tmp_path, '{"name": "' + "abcdefg\\n" * n + '", "validVersions": "0", "fields": []}')
+
+    small, large = run(425_000), assert_linear(run, 1_700_000)
+    per_byte = (large.megabytes - small.megabytes) * 2**20 / (9 * (1_700_000 - 425_000))
+    assert per_byte < 16, f"{per_byte:.1f} bytes of memory per input byte"
 
 
 @pytest.mark.parametrize("depth", [199, 200, 201, 3000])
@@ -133,9 +155,8 @@ def test_both_readers_share_one_nesting_limit(tmp_path: Path, depth: int) -> Non
 
 def test_a_suppression_with_a_long_reason_is_read_in_linear_time(tmp_path: Path) -> None:
     spec = (REPO_ROOT / "fixtures" / "invalid" / "KL301-field-name-pattern.json").read_text()
-    reason = "// krpc-lint: ignore-file[KL301] legacy" + " " * 200_000 + "name\n"
-    outcome = _lint(tmp_path, reason + spec, "TenantQuota.json")
-    assert_bounded(outcome)
+    outcome = assert_linear(lambda n: _lint(tmp_path, "// krpc-lint: ignore-file[KL301] legacy" + " " * n + "name\n" + spec,
+                                            "TenantQuota.json"), 200_000)
     assert "KL301" not in outcome.stdout
 
 
@@ -190,7 +211,7 @@ def test_baseline_config_and_codec_inputs_must_be_regular_files(specials: Path, 
 def test_codec_batch_bounds_a_line_without_end(tmp_path: Path) -> None:
     """/dev/zero through a pipe: one endless line. Read in bounded pieces, it is one error answer."""
     outcome = run_bounded("codec", "batch", "--specs", str(VALID), stdin=b"\0" * (70 * 1024 * 1024))
-    assert_bounded(outcome, seconds=3 * SECONDS)
+    assert_bounded(outcome)
     assert outcome.code == 1 and "line longer than" in outcome.stdout, outcome.stdout[:300]
 
 
@@ -357,7 +378,8 @@ def test_a_bad_config_is_exit_2_naming_file_and_key(tmp_path: Path, name: str, t
     assert outcome.code == 2 and name in outcome.stderr and message in outcome.stderr, outcome.stderr
 
 
-def _pack(tmp_path: Path, schema: str) -> Path:
+def _pack(tmp_path: Path, schema: str, length: int = 40_000) -> Path:
+    tmp_path.mkdir(exist_ok=True)
     pack = tmp_path / "pack"
     pack.mkdir()
     (pack / "KL9001-custom.yaml").write_text(f"""id: KL9001
@@ -375,16 +397,18 @@ check:
 """)
     (tmp_path / ".krpc-lint.yaml").write_text("rule-packs: [pack]\n")
     (tmp_path / "Spec.json").write_text('{"name": "Spec", "type": "data", "validVersions": "0", "flexibleVersions": '
-                                        '"0+", "fields": [{"name": "' + "a" * 40_000 + 'b", "type": "int32", '
+                                        '"0+", "fields": [{"name": "' + "a" * length + 'b", "type": "int32", '
                                         '"versions": "0+", "about": "x"}]}')
     return tmp_path
 
 
 def test_a_pack_pattern_runs_in_linear_time(tmp_path: Path) -> None:
     """^(a+)+$ against 40,000 a's and a b: exponential in Python's re, linear in RE2."""
-    root = _pack(tmp_path, '{"properties": {"name": {"pattern": "^(a+)+$"}}}')
-    outcome = run_bounded("lint", "--no-cache", "Spec.json", cwd=root)
-    assert_bounded(outcome)
+    def run(n: int) -> Outcome:
+        root = _pack(tmp_path / str(n), '{"properties": {"name": {"pattern": "^(a+)+$"}}}', n)
+        return run_bounded("lint", "--no-cache", "Spec.json", cwd=root)
+
+    outcome = assert_linear(run, 40_000)
     assert outcome.code == 1 and "KL9001 [custom] field aaaa" in outcome.stdout, outcome.stdout[-500:]
 
 
@@ -431,10 +455,10 @@ def test_a_pack_ref_to_a_url_or_file_makes_no_connection(tmp_path: Path) -> None
 # --- costs bounded by the input's size, not by its version numbers ----------------------------------
 
 
-def _widget(tmp_path: Path, side: str, edit) -> Path:
+def _widget(tmp_path: Path, side: str, edit, top: int = 32_766) -> Path:
     directory = tmp_path / side
-    directory.mkdir()
-    text = (VALID / "WidgetFetchRequest.json").read_text().replace('"validVersions": "0-3"', '"validVersions": "0-32766"')
+    directory.mkdir(parents=True)
+    text = (VALID / "WidgetFetchRequest.json").read_text().replace('"validVersions": "0-3"', f'"validVersions": "0-{top}"')
     (directory / "WidgetFetchRequest.json").write_text(edit(text))
     return directory
 
@@ -448,41 +472,53 @@ def _widget(tmp_path: Path, side: str, edit) -> Path:
         '"tag": 9, "about": "x" },', 1), "KL1083 [tagged-field-added] WidgetFetchRequest (v2-32766)"),
 ])
 def test_32767_versions_cost_what_their_ranges_cost(tmp_path: Path, label: str, edit, rule: str | None) -> None:
-    old, new = _widget(tmp_path, "old", lambda t: t), _widget(tmp_path, "new", edit)
+    """The same change over versions 0-32766 and over 0-126: the cost follows the ranges, not the numbers (it
+    was more than 280 s and 7.1 GB), so the CPU times stay within the linear ratio of each other."""
     for command in (["compat", "--profile", "strict"], ["changelog"]):
-        outcome = run_bounded(*command, str(old), str(new))
-        assert_bounded(outcome)
-        assert outcome.code in (0, 1) and (rule is None or command[0] != "compat" or rule in outcome.stdout), \
-            (label, outcome.stdout)
+        def run(top: int, command: list[str] = command) -> Outcome:
+            old, new = (_widget(tmp_path / f"{command[0]}-{top}", side, change, top)
+                        for side, change in (("old", lambda t: t), ("new", edit)))
+            return run_bounded(*command, str(old), str(new))
+
+        small, large = run(126), run(32_766)
+        for outcome in (small, large):
+            assert_bounded(outcome)
+        assert large.cpu / max(small.cpu, 0.01) < LINEAR_RATIO, (small.cpu, large.cpu)
+        shown = rule and rule.replace("32766", "126")
+        assert small.code in (0, 1) and (shown is None or command[0] != "compat" or shown in small.stdout), small.stdout
+        assert large.code in (0, 1) and (rule is None or command[0] != "compat" or rule in large.stdout), \
+            (label, large.stdout)
 
 
 def test_removing_20000_fields_of_a_common_struct_is_linear(tmp_path: Path) -> None:
     """Each of 19,999 findings names its field through the common struct's uses: worked out once per spec,
     not once per finding (a walk of the message per finding took over 120 s)."""
-    inner = [{"name": f"F{i}", "type": "int32", "versions": "0+"} for i in range(20_000)]
-    spec = {"name": "Big", "type": "data", "validVersions": "0", "flexibleVersions": "0+",
-            "fields": [{"name": "Items", "type": "[]Item", "versions": "0+"}]}
-    for side, kept in (("old", inner), ("new", inner[:1])):
-        (tmp_path / side).mkdir()
-        (tmp_path / side / "Big.json").write_text(
-            json.dumps({**spec, "commonStructs": [{"name": "Item", "versions": "0+", "fields": kept}]}))
-    outcome = run_bounded("compat", str(tmp_path / "old"), str(tmp_path / "new"))
-    assert_bounded(outcome)
+    def run(count: int) -> Outcome:
+        inner = [{"name": f"F{i}", "type": "int32", "versions": "0+"} for i in range(count)]
+        spec = {"name": "Big", "type": "data", "validVersions": "0", "flexibleVersions": "0+",
+                "fields": [{"name": "Items", "type": "[]Item", "versions": "0+"}]}
+        for side, kept in (("old", inner), ("new", inner[:1])):
+            (tmp_path / str(count) / side).mkdir(parents=True)
+            (tmp_path / str(count) / side / "Big.json").write_text(
+                json.dumps({**spec, "commonStructs": [{"name": "Item", "versions": "0+", "fields": kept}]}))
+        return run_bounded("compat", str(tmp_path / str(count) / "old"), str(tmp_path / str(count) / "new"))
+
+    outcome = assert_linear(run, 20_000)
     assert outcome.code == 1 and "Found 19999 errors" in outcome.stdout
     assert "Items[].F1 (int32) removed shifts the bytes" in outcome.stdout
 
 
 def test_removing_20000_fields_is_linear(tmp_path: Path) -> None:
-    import json
+    def run(count: int, new: str) -> Outcome:
+        fields = [{"name": f"F{i}", "type": "int32", "versions": "0+"} for i in range(count)]
+        spec = {"name": "Big", "type": "data", "validVersions": "0", "flexibleVersions": "0+", "fields": fields}
+        for side, kept in (("old", fields), ("new", []), ("one", fields[1:])):
+            (tmp_path / str(count) / side).mkdir(parents=True, exist_ok=True)
+            (tmp_path / str(count) / side / "Big.json").write_text(json.dumps({**spec, "fields": kept}))
+        return run_bounded("compat", str(tmp_path / str(count) / "old"), str(tmp_path / str(count) / new))
 
-    fields = [{"name": f"F{i}", "type": "int32", "versions": "0+"} for i in range(20_000)]
-    spec = {"name": "Big", "type": "data", "validVersions": "0", "flexibleVersions": "0+", "fields": fields}
-    for side, kept in (("old", fields), ("new", []), ("one", fields[1:])):
-        (tmp_path / side).mkdir()
-        (tmp_path / side / "Big.json").write_text(json.dumps({**spec, "fields": kept}))
     for new in ("new", "one"):
-        outcome = run_bounded("compat", str(tmp_path / "old"), str(tmp_path / new))
-        assert_bounded(outcome)
+        outcome = assert_linear(lambda count, new=new: run(count, new), 20_000)
         assert outcome.code == 1 and "KL1002 [field-removed]" in outcome.stdout
 
 
