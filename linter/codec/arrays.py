@@ -16,42 +16,60 @@ from linter.codec.wire import INT32, Decoder, Encoder
 Bulk = tuple[str, tuple[str, ...]]  # an element struct's row format (struct codes) and its keys, in order
 
 
-class _Allowance(threading.local):
-    """Elements without bytes (structs of empty structs, at a version that is not flexible) that the decode
-    in progress on this thread may still build: one per byte of its input, all arrays together.
+VALUES_PER_BYTE = 64  # values a decode may build that its input does not hold, per byte of input ...
+VALUES_FLOOR = 65_536  # ... plus these: an element wider than VALUES_PER_BYTE counts against the allowance
 
-    Kafka checks each array alone (its generated readers refuse a length above the bytes remaining:
-    ``MessageDataGenerator.generateVariableLengthReader``, apache/kafka db28f81a), so arrays of such elements
-    nested in another array multiply: 10 KB of input claimed a million elements (547 MB). An array's length
-    takes a byte at least, so within one decode the arrays start at increasing offsets: a start at or before
-    the last one, or another buffer, is another decode (``Codec`` also starts one afresh, ``fresh``)."""
+
+class _Allowance(threading.local):
+    """Values that the decode in progress on this thread may still build without bytes of the input behind
+    them: the elements of arrays of structs that take no bytes (structs of empty structs, at a version that
+    is not flexible) and the defaults of absent tagged fields. Kafka checks each array alone (its generated
+    readers refuse a length above the bytes remaining: ``MessageDataGenerator.generateVariableLengthReader``,
+    apache/kafka db28f81a), so such arrays nested in another array multiplied (10 KB of hex claimed a million
+    elements, 547 MB), and an element of one byte with 1,000 tagged fields built 1,000 defaults (20 KB of hex:
+    287 MB). Arrays whose element builds more than ``VALUES_PER_BYTE`` values besides its bytes (or any, when
+    it takes no bytes) take ``count * weight`` from ``VALUES_PER_BYTE * len(input) + VALUES_FLOOR``; the
+    others build at most ``VALUES_PER_BYTE`` per byte of their own. Kafka's specs have no such element.
+
+    An array's length takes a byte at least, so within one decode the arrays start at increasing offsets:
+    a start at or before the last one, or another buffer, is another decode (``Codec`` also starts afresh)."""
 
     def __init__(self) -> None:
         self.buf: bytes | None = None
         self.start = -1
         self.left = 0
 
-    def take(self, buf: bytes, start: int, count: int) -> None:
+    def take(self, buf: bytes, start: int, count: int, weight: int) -> None:
         if self.buf is not buf or start <= self.start:
-            self.buf, self.left = buf, len(buf)
+            self.buf, self.left = buf, VALUES_PER_BYTE * len(buf) + VALUES_FLOOR
         self.start = start
-        self.left -= count
+        self.left -= count * weight
         if self.left < 0:
-            raise DecodeError(f"array of {count} elements that take no bytes: with those before it, more such "
-                              f"elements than the {len(buf)} bytes of the input (at most one per byte)", start)
+            raise DecodeError(f"array of {count} elements of {weight} values each that the input does not hold "
+                              f"(structs without bytes, defaults of absent tagged fields): with those before it, "
+                              f"more than the {VALUES_PER_BYTE * len(buf) + VALUES_FLOOR:,} allowed for an input of "
+                              f"{len(buf):,} bytes ({VALUES_PER_BYTE} per byte + {VALUES_FLOOR:,})", start)
 
     def fresh(self) -> None:
         self.buf, self.start = None, -1
+
+
+def weight(takes_no_bytes: bool, entries: int) -> int:
+    """What one element of an array counts against ``ALLOWANCE``: its values when it takes no bytes or
+    builds more than ``VALUES_PER_BYTE`` of them, else nothing (its bytes pay for them)."""
+    if takes_no_bytes:
+        return entries + 1
+    return entries if entries > VALUES_PER_BYTE else 0
 
 
 ALLOWANCE = _Allowance()
 
 
 def array_codec(compact: bool, nullable: bool, element: tuple[Encoder, Decoder],
-                fixed: str | None = None, bulk: Bulk | None = None, empty: bool = False) -> tuple[Encoder, Decoder]:
+                fixed: str | None = None, bulk: Bulk | None = None, weight: int = 0) -> tuple[Encoder, Decoder]:
     """An array; ``fixed`` (a struct code like "i") packs an array of integers in one call, ``bulk``
-    (element format, keys) an array of structs made only of fixed-width integers; ``empty``: its elements
-    take no bytes, and count against the decode's ``ALLOWANCE``."""
+    (element format, keys) an array of structs made only of fixed-width integers; ``weight``: what each
+    element counts against the decode's ``ALLOWANCE`` (``weight()``)."""
     write_len, read_len = length_codec(compact, INT32, nullable, "array")
     encode_item, decode_item = element
     if fixed is not None:
@@ -80,8 +98,8 @@ def array_codec(compact: bool, nullable: bool, element: tuple[Encoder, Decoder],
             return None, pos
         if count > len(buf) - pos:
             raise DecodeError(f"array of {count} elements, but only {len(buf) - pos} bytes left", start)
-        if empty and count:
-            ALLOWANCE.take(buf, start, count)
+        if weight and count:
+            ALLOWANCE.take(buf, start, count, weight)
         items: list[Any] = []
         append = items.append
         index = 0
@@ -217,4 +235,4 @@ def _bulk_array_codec(write_len: LengthWriter, read_len: LengthReader, nullable:
     return encode, decode
 
 
-__all__ = ["ALLOWANCE", "Bulk", "array_codec"]
+__all__ = ["ALLOWANCE", "VALUES_PER_BYTE", "Bulk", "array_codec", "weight"]

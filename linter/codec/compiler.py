@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-from linter.codec.arrays import array_codec
+from linter.codec.arrays import array_codec, weight
 from linter.codec.errors import CodecError, DecodeError, SpecError
 from linter.codec.json_form import Convert, leaf_json, map_json
 from linter.codec.leaves import leaf_codec
@@ -164,7 +164,7 @@ class MessageCompiler:
                 to_json, from_json = leaf_json(name)
             encode, decode = array_codec(compact, nullable, element, int_code(field_type),
                                          nested.bulk if nested is not None else None,
-                                         empty=nested is not None and nested.takes_no_bytes)
+                                         weight=0 if nested is None else weight(nested.takes_no_bytes, nested.entries))
             return encode, decode, map_json(to_json), map_json(from_json, name)
         if nested is not None:
             encode, decode = _nullable_struct(nested, nullable, tagged)

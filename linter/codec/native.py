@@ -11,6 +11,8 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from linter.codec.arrays import weight
+
 if TYPE_CHECKING:
     from linter.codec.plans import FieldPlan, StructPlan
 
@@ -53,8 +55,9 @@ def _native_field(plan: FieldPlan) -> NativeField:
     kind: int
     extra: Any
     if field_type.is_array:
-        if plan.nested is not None:  # elements without bytes: the Python closure counts them (arrays.ALLOWANCE)
-            kind, extra = python if plan.nested.takes_no_bytes else (_K_STRUCT_ARRAY, native_tuple(plan.nested))
+        if plan.nested is not None:  # elements the input does not pay for: the Python closure counts them
+            counted = weight(plan.nested.takes_no_bytes, plan.nested.entries)
+            kind, extra = python if counted else (_K_STRUCT_ARRAY, native_tuple(plan.nested))
         elif name in _NATIVE_INT:
             kind, extra = _K_INT_ARRAY, _NATIVE_INT[name]
         else:

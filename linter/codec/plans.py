@@ -79,6 +79,9 @@ class StructPlan:
         self.takes_no_bytes: bool = not flexible and all(
             f.nested is not None and not f.type.is_array and not f.nullable and f.nested.takes_no_bytes
             for f in self.regular_fields)
+        # values a decoded value holds with its arrays empty (an upper bound: absent tagged fields get defaults)
+        self.entries: int = sum(1 + (f.nested.entries if f.nested is not None and not f.type.is_array else 0)
+                                for f in fields if f.present)
         self.steps = _steps(self.regular_fields)
         self.tagged_section = TaggedFields([(f.tag, f) for f in fields if f.present and f.tag is not None])
         self.tagged = self.tagged_section.fields
