@@ -310,3 +310,16 @@ def test_a_report_with_stdout_closed_goes_to_o(specs: Path, tmp_path: Path) -> N
                         before=lambda: os.close(1))
     assert code == 0, lines
     assert out.read_text().startswith("{")
+
+
+@pytest.mark.parametrize("command", [["lint", "{specs}", "-o", "{out}"],
+                                     ["conformance", "{specs}", "--upstream", "{specs}", "-o", "{out}"],
+                                     ["lint", "{specs}", "--write-baseline", "{out}"]])
+def test_what_is_said_about_an_output_is_escaped(command: list[str], specs: Path, tmp_path: Path) -> None:
+    """The line naming the file written ("wrote ...", "recorded ... in ...") shows a name's control characters and
+    newline as escapes: no terminal sequence, no second line a CI log could read as a workflow command."""
+    out = "report\x1b]0;pwned\x07\n::error file=README.md::pwned.txt"
+    code, lines = _krpc([arg.format(specs=specs, out=out) for arg in command], cwd=tmp_path)
+    assert code == 0 and len(lines) == 1, lines
+    assert (tmp_path / out).is_file()
+    assert "\x1b" not in lines[0] and "\x07" not in lines[0] and "::error" in lines[0]

@@ -236,7 +236,7 @@ def finish_report(ctx: click.Context, report: Report, fmt: str, output: str | No
     color = color and fmt == "text"
     emit(render(report, fmt, color=color, rules=rules, files=files), output, color=color)
     if output:
-        click.echo(f"{summary_line(report).removesuffix('.')}; wrote {output}", err=True)
+        click.echo(printable(f"{summary_line(report).removesuffix('.')}; wrote {output}"), err=True)
     if fixable and fmt == "text":
         click.echo(f"[*] {fixable}", err=True)
     ctx.exit(1 if report.failed(config.fail_on) else 0)
@@ -266,8 +266,8 @@ def skipped_line(files: Iterable[str], shown: int = 5) -> str:
     """The one stderr line that says which spec files ``--allow-invalid`` left out."""
     names = [os.path.basename(file) for file in files]
     more = f" and {len(names) - shown} more" if len(names) > shown else ""
-    return (f"krpc-lint: skipped {len(names)} spec file{'s' if len(names) != 1 else ''} with errors (--allow-invalid): "
-            f"{', '.join(names[:shown])}{more}")
+    return printable(f"krpc-lint: skipped {len(names)} spec file{'s' if len(names) != 1 else ''} with errors "
+                     f"(--allow-invalid): {', '.join(names[:shown])}{more}")
 
 
 def refuse_overlap(output: str, inputs: Iterable[str | os.PathLike[str] | None], what: str = "an input") -> None:

@@ -19,6 +19,7 @@ from linter.cli.common import (
     non_empty,
     refuse_overlap,
 )
+from linter.report.escape import printable
 
 if TYPE_CHECKING:
     from linter.compat.conformance import Conformance
@@ -110,6 +111,6 @@ def conformance_command(ctx: click.Context, vendor: str, upstream: str, manifest
     emit(renderers[fmt](), output)
     failures = result.failures(failing)
     if output or failures:
-        click.echo(f"krpc-lint: conformance: {'; '.join(failures) or 'no failure'}"
-                   f"{f'; wrote {output}' if output else ''}", err=True)
+        click.echo(printable(f"krpc-lint: conformance: {'; '.join(failures) or 'no failure'}"
+                             f"{f'; wrote {output}' if output else ''}"), err=True)
     ctx.exit(1 if failures else 0)

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from linter.report.escape import printable
+
 if TYPE_CHECKING:
     from linter.engine.config import Config
     from linter.engine.rules import Rule
@@ -129,7 +131,8 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
 
         write_file(write_baseline, lambda file: record(report.findings, file))
         count = len(report.findings)
-        click.echo(f"krpc-lint: recorded {count} finding{'' if count == 1 else 's'} in {write_baseline}", err=True)
+        click.echo(printable(f"krpc-lint: recorded {count} finding{'' if count == 1 else 's'} in {write_baseline}"),
+                   err=True)
         ctx.exit(0)
     if output:
         refuse_overlap(output, [*read, config.source, config.baseline],
@@ -154,7 +157,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: 
 def _say_notes(notes: list[str]) -> None:
     """What the run inferred from the linted tree (a fork's generator), once each, on stderr."""
     for note in notes:
-        click.echo(f"krpc-lint: {note}", err=True)
+        click.echo(printable(f"krpc-lint: {note}"), err=True)
 
 
 def _changed_specs(ref: str, paths: tuple[str, ...], config: Config) -> tuple[str, ...]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import click
 
 from linter.cli.common import ALLOW_INVALID_HELP, NonEmptyPath, non_empty, skipped_line
+from linter.report.escape import printable
 
 MASTER_HELP = "Spark master: local[*] (default, Spark inside this process) or spark://HOST:PORT."
 AUDIT_MASTER_HELP = ("Spark master: local[*] (default, Spark inside this process) or spark://HOST:PORT. Without "
@@ -46,7 +47,7 @@ def audit_command(repo: str, out: str, refs: tuple[str, ...], paths: tuple[str, 
                f"({summary.changes} changes), {summary.errors} errors in {summary.seconds} s "
                + ("in this process (a small history: no Spark)" if summary.master == IN_PROCESS
                   else f"on {summary.master}"))
-    click.echo(f"wrote {out}/revisions, findings, changes (Parquet) and {out}/report.html")
+    click.echo(printable(f"wrote {out}/revisions, findings, changes (Parquet) and {out}/report.html"))
 
 
 @click.command("replay")
@@ -76,7 +77,8 @@ def replay_command(frames: str, old_specs: str, new_specs: str, out: str, master
     outcomes = ", ".join(f"{count} {outcome}" for outcome, count in summary.outcomes.items() if count)
     click.echo(f"{summary.frames} frames: {outcomes or 'none'}; {summary.frames_per_second:,.0f} frames/s "
                f"({summary.seconds} s) on {summary.master}")
-    click.echo(f"wrote {out}/mismatches ({summary.mismatches} frames that fail or differ), {out}/counts (Parquet)")
+    click.echo(printable(f"wrote {out}/mismatches ({summary.mismatches} frames that fail or differ), {out}/counts "
+                         "(Parquet)"))
 
 
 @click.group("frames")
@@ -100,4 +102,4 @@ def generate_command(specs: str, count: int, out: str, seed: int, overwrite: boo
 
     written = generate(specs, count, out, seed=seed, overwrite=overwrite, allow_invalid=allow_invalid,
                        on_skipped=skipped)
-    click.echo(f"wrote {written} frames to {out}")
+    click.echo(printable(f"wrote {written} frames to {out}"))
