@@ -243,13 +243,9 @@ def test_compat_escapes_every_format(pair: Path, fmt: str) -> None:
     _check_format(fmt, _run("compat", *option, "old", "new", cwd=pair).stdout, findings)
 
 
-MATRIX_JSON_PENDING = pytest.mark.xfail(strict=True, reason="cli/compat_cmd.py prints json.dumps(table.to_dict()); "
-                                       "it needs emit(table.to_json()) (another engineer's file)")
-
-
 @pytest.mark.parametrize(("command", "fmt"), [("changelog", "markdown"), ("changelog", "json"), ("matrix", "text"),
                                               ("matrix", "markdown"),
-                                              pytest.param("matrix", "json", marks=MATRIX_JSON_PENDING)])
+                                              ("matrix", "json")])
 def test_changelog_and_matrix_escape(pair: Path, command: str, fmt: str) -> None:
     output = _run(command, "--format", fmt, "old", "new", cwd=pair).stdout
     assert problems(output) == [], output

@@ -153,7 +153,6 @@ def changelog_command(old: str, new: str, fmt: str, output: str | None) -> None:
 @click.pass_context
 def matrix_command(ctx: click.Context, specs: tuple[str, ...], fmt: str, include_unstable: bool) -> None:
     """For each API: the versions each spec set supports, the overlap and the negotiated version."""
-    import json
 
     from linter.compat.matrix import matrix
     from linter.compat.sources import read_revision
@@ -166,7 +165,7 @@ def matrix_command(ctx: click.Context, specs: tuple[str, ...], fmt: str, include
     revisions = [read_revision(spec) for spec in specs]
     table = matrix(_short_labels(revisions), include_unstable=include_unstable)
     if fmt == "json":
-        click.echo(json.dumps(table.to_dict(), indent=2))
+        emit(table.to_json())
     else:
         emit(table.to_markdown() if fmt == "markdown" else table.to_text())
     ctx.exit(1 if table.problems else 0)

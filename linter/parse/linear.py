@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
+from linter.errors import KrpcLintError
+
 #: Far above any real pattern; RE2 spends memory in proportion and logs to stderr on huge ones.
 MAX_PATTERN_CHARS = 1 << 20
 _SURROGATE = re.compile("[\ud800-\udfff]")  # one character class: one step per character
@@ -52,7 +54,7 @@ class LinearPattern:
         return list(self._compiled.split(_utf8_safe(text)))
 
 
-class NotLinearError(ValueError):
+class NotLinearError(KrpcLintError, ValueError):
     """A pattern RE2 cannot run (a back-reference, a look-around); the message says why."""
 
 

@@ -21,6 +21,8 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from linter.report.escape import printable
+
 
 class RunProgress:
     """``with RunProgress() as progress: progress.step("...")``; ``watch(spark)`` adds Spark's tasks."""
@@ -28,7 +30,7 @@ class RunProgress:
     def __init__(self, console: Console | None = None) -> None:
         self.console = console or Console(stderr=True)
         self.live = self.console.is_terminal
-        self.bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+        self.bar = Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                             TimeElapsedColumn(), console=self.console, transient=True, disable=not self.live)
         self.task = self.bar.add_task("starting", total=None)
         self._spark: Any = None
@@ -48,6 +50,7 @@ class RunProgress:
 
     def step(self, text: str) -> None:
         """A new step of the run: the bar's label (a line of its own without a terminal)."""
+        text = printable(text)  # steps name inputs (a FRAMES path, a repository): never a terminal sequence
         self.bar.update(self.task, description=text, total=None, completed=0)
         if not self.live:
             print(f"krpc-lint: {text}", file=sys.stderr, flush=True)
