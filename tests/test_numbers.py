@@ -133,3 +133,26 @@ def test_version_key_is_linear_in_the_tag() -> None:
 
     small, large = cost(50_000), cost(500_000)
     assert large / small < 30  # linear: ~10; quadratic: ~100
+
+
+# --- numbers in the files krpc-lint reads beside the specs: baselines, configs ------------------------------
+
+
+@pytest.mark.parametrize("digits", SIZES)
+@pytest.mark.parametrize(("name", "text", "option"), [
+    ("baseline.json", '{"findings": [%s]}', "--baseline"),
+    ("pyproject.toml", "[tool.krpc-lint]\nfail-on = %s\n", "--config"),
+    (".krpc-lint.yaml", "fail-on: %s\n", "--config"),
+    ("config.yaml", "ignore: [%s]\n", "--config"),
+])
+def test_a_number_of_thousands_of_digits_in_a_baseline_or_config_is_one_line(
+        tmp_path: Path, digits: int, name: str, text: str, option: str) -> None:
+    """Refused by its length before conversion (JSON: a parse_int hook) or in krpc-lint's words when the reader
+    has no hook (tomllib, ruamel): never Python's advice to call sys.set_int_max_str_digits()."""
+    file = tmp_path / name
+    file.write_text(text % ("9" * digits))
+    result = _krpc("lint", "--no-cache", option, str(file), "fixtures/valid", cwd=Path(__file__).parent.parent)
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"a number of {digits:,} digits; at most 4,300 are read" in lines[0], result.stderr
+    assert name in lines[0]

@@ -293,6 +293,22 @@ def test_a_toml_config_past_the_nesting_limit_is_one_line(tmp_path: Path, depth:
     _one_line_error(outcome, str(config), "nested")
 
 
+def test_a_yaml_config_nested_deep_in_flow_style_costs_what_reading_it_costs(tmp_path: Path) -> None:
+    """ruamel's scanner is quadratic in flow depth (1,600 deep took 7 s) before it recurses too deep: a linear
+    scan of the flow brackets refuses past the limit first. 400 and 100,000 deep: one line each, and the CPU
+    time of the deeper one (250x the input) within 8x of the shallower's."""
+    spec = _spec(tmp_path)
+    outcomes = []
+    for depth in (400, 100_000):
+        config = tmp_path / f"config-{depth}.yaml"
+        config.write_text("profile: " + "[" * depth + "]" * depth + "\n")
+        outcome = run_bounded("lint", str(spec), "--config", str(config))
+        _one_line_error(outcome, str(config), "nests deeper than 200 levels")
+        outcomes.append(outcome)
+    small, large = outcomes
+    assert large.cpu / max(small.cpu, 0.01) < 8, (small.cpu, large.cpu)
+
+
 def _chain(top: Path, depth: int, leaf: tuple[str, bytes] | None = None) -> None:
     """``top/d/d/.../d`` ``depth`` levels deep, made through directory descriptors (no path grows past a name,
     whatever PATH_MAX), with ``leaf`` (name, bytes) written at the bottom."""

@@ -35,7 +35,7 @@ from linter.engine.levels import KAFKA_VERSIONS, PROFILES, SEVERITIES
 from linter.errors import KrpcLintError
 from linter.parse.files import InputError, read_regular
 from linter.parse.globs import glob_matcher
-from linter.parse.jsonc import MAX_DEPTH, within_depth
+from linter.parse.jsonc import MAX_DEPTH, conversion_refusal, within_depth
 from linter.parse.linear import NotLinearError
 
 CONFIG_BYTES = 1024 * 1024  # a config file is a few lines; more is not a config
@@ -201,7 +201,7 @@ def _has_tool_table(path: Path) -> bool:
         return False
     try:
         tool = tomllib.loads(text).get("tool")
-    except (tomllib.TOMLDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # TOMLDecodeError, or a number too long to convert
         return "krpc-lint" in text
     return not isinstance(tool, dict) or "krpc-lint" in tool
 
@@ -239,8 +239,8 @@ def _read(file: Path) -> dict[str, Any]:
     if file.name == "pyproject.toml" or file.suffix == ".toml":
         try:
             tool = tomllib.loads(text).get("tool", {})
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{file}: invalid TOML: {exc}") from None
+        except ValueError as exc:  # TOMLDecodeError, or Python refusing to convert a number thousands of digits long
+            raise ConfigError(f"{file}: invalid TOML: {conversion_refusal(exc)}") from None
         except RecursionError:  # tomllib recurses once per nesting level
             raise ConfigError(f"{file}: invalid TOML: nested too deeply") from None
         if not within_depth(tool):  # the one nesting limit of every reader, as YAML configs have

@@ -16,7 +16,7 @@ from pathlib import Path
 from linter.engine.findings import Finding
 from linter.errors import KrpcLintError
 from linter.parse.files import InputError, read_regular
-from linter.parse.jsonc import NestingError, load_json, tokens
+from linter.parse.jsonc import NestingError, NumberTooLong, load_json, tokens
 from linter.parse.linear import linear
 
 # Found by RE2 (a comment is input: with re, "krpc-lint:ignore[" repeated without a "]" took quadratic time); the
@@ -88,7 +88,7 @@ def read_baseline(file: str) -> Baseline:
         data = load_json(read_regular(file).decode("utf-8"), f"{file}: ")
         entries = data["findings"]
         return Counter((e["path"], e["rule"], e["message"]) for e in entries)
-    except (InputError, NestingError) as exc:
+    except (InputError, NestingError, NumberTooLong) as exc:
         raise BaselineError(str(exc)) from None
     except (ValueError, KeyError, TypeError) as exc:
         raise BaselineError(f"{file}: not a krpc-lint baseline ({exc})") from None

@@ -16,6 +16,7 @@ strings, leading zeros, trailing tokens). Duplicate keys are accepted, the last 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from bisect import bisect_right
@@ -124,6 +125,32 @@ class NestingError(KrpcLintError, ValueError):
     """A JSON document nested deeper than ``MAX_DEPTH``; the message names the file and where."""
 
 
+class NumberTooLong(KrpcLintError, ValueError):
+    """An integer of more digits than are ever converted; the message names the file and the length."""
+
+
+MAX_INT_DIGITS = 4_300  # Python's own conversion limit: no real value (Kafka's widest is 20 digits) comes near
+
+
+def bounded_int(digits: str, source: str = "") -> int:
+    """``int(digits)`` for a JSON integer, refused by its length before any conversion (converting a string of
+    n digits costs n squared, and Python stops at 4,300 with advice meant for programmers)."""
+    count = len(digits) - digits.startswith("-")
+    if count > MAX_INT_DIGITS:
+        raise NumberTooLong(f"{source}a number of {count:,} digits; at most {MAX_INT_DIGITS:,} are read")
+    return int(digits)
+
+
+def conversion_refusal(exc: ValueError) -> str:
+    """Python's refusal to convert a digit string longer than ``MAX_INT_DIGITS`` (raised inside readers that give
+    no hook before converting: tomllib, ruamel), in the words of ``bounded_int``; any other message as it is."""
+    text = str(exc)
+    if "integer string conversion" not in text:
+        return text
+    count = text.partition("value has ")[2].split(" ", 1)[0]
+    return f"a number of {int(count):,} digits; at most {MAX_INT_DIGITS:,} are read" if count.isdigit() else text
+
+
 def load_json(text: str, source: str = "") -> Any:
     """``json.loads`` of a strict JSON document (a baseline, a cache, a line of JSON Lines) within the one
     nesting limit, ``MAX_DEPTH``, that the JSON-with-comments reader applies to specs: ``json.loads``
@@ -131,14 +158,15 @@ def load_json(text: str, source: str = "") -> Any:
     skipped), and a document nested deeper is ``NestingError`` naming ``source`` and the line and column
     of the first bracket too deep, never a ``RecursionError``. Other syntax errors are ``json.loads``'s
     ``ValueError``."""
+    parse_int = functools.partial(bounded_int, source=source)
     if text.count("[") + text.count("{") <= MAX_DEPTH:
-        return json.loads(text)  # too few brackets to nest that deep (every real file)
+        return json.loads(text, parse_int=parse_int)  # too few brackets to nest that deep (every real file)
     deepest = next((offset for offset, depth in _brackets(text, 0) if depth > MAX_DEPTH + 1), None)
     if deepest is not None:
         line = f"line {text.count(chr(10), 0, deepest) + 1}, " if "\n" in text else ""
         column = deepest - text.rfind("\n", 0, deepest)
         raise NestingError(f"{source}JSON nested deeper than {MAX_DEPTH} levels ({line}column {column})")
-    value = json.loads(text)
+    value = json.loads(text, parse_int=parse_int)
     if not within_depth(value):  # a value inside a container at the limit, which the bracket scan cannot see
         raise NestingError(f"{source}JSON nested deeper than {MAX_DEPTH} levels")
     return value
