@@ -25,7 +25,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from linter.cli.action_conformance import run_conformance_mode
-from linter.cli.common import CliError, append_to, emit, refuse_overlap
+from linter.cli.common import (
+    CliError,
+    append_to,
+    emit,
+    finish_output,
+    guard_stdio,
+    refuse_overlap,
+)
+from linter.cli.lint_fix import printable_diff
 from linter.compat.api import compare_result
 from linter.compat.changelog import Changelog, changelog
 from linter.compat.releases import resolve_released
@@ -273,8 +281,7 @@ def _suggestions_section(suggestions: Sequence[Suggestion]) -> str:
              "(`krpc-lint compat --against BASE --fix` writes this):", ""]
     for suggestion in suggestions:
         if suggestion.fixable:
-            diff = "".join(printable(line) + "\n" for line in  # the spec's lines, each made printable
-                           unified_diff(suggestion.file, suggestion.text, suggestion.fixed).splitlines())
+            diff = printable_diff(unified_diff(suggestion.file, suggestion.text, suggestion.fixed))
             fence = "`" * max(3, _longest_backtick_run(diff) + 1)
             parts.append(f"<details><summary>{_html(suggestion.file)}: {_html(suggestion.message)}</summary>\n\n"
                          f"{fence}diff\n{diff}{fence}\n\n</details>\n")
@@ -360,4 +367,5 @@ def run(env: Mapping[str, str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run(os.environ))
+    guard_stdio()  # the step log on a full disk or closed: one line and exit 2, as every command
+    sys.exit(finish_output(run(os.environ)))
