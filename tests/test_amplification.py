@@ -163,7 +163,7 @@ def _decode(tmp_path: Path, spec: dict, data: bytes, label: str) -> tuple[Outcom
 def test_elements_without_bytes_are_capped_per_input_byte(tmp_path: Path, pure: bool,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """1,000 x 1,000 elements from 10 KB of hex built a million dicts (547 MB): elements that take no bytes
-    count against one allowance for the whole input (64 values per byte + 65,536); past it, a DecodeError at
+    count against one allowance for the whole input (4 values per byte + 65,536); past it, a DecodeError at
     the array's byte and path."""
     if pure:
         monkeypatch.setenv("KRPC_LINT_PURE_PYTHON", "1")
@@ -184,10 +184,10 @@ def test_elements_without_bytes_within_the_allowance_decode() -> None:
 
     codec = Codec([build_message(NO_BYTES, "ZeroData.json")])
     with pytest.raises(DecodeError, match="the input does not hold"):
-        codec.decode("ZeroData", 0, _nested_no_bytes(350))  # 122,500 elements of 2 values: 245,000 > 64 * 1,758 + 65,536
-    data = _nested_no_bytes(250)  # 62,500 elements: 125,000 values <= 64 * 1,258 + 65,536
+        codec.decode("ZeroData", 0, _nested_no_bytes(200))  # 40,000 elements of 2 values: 80,000 > 4 * 1,008 + 65,536
+    data = _nested_no_bytes(150)  # 22,500 elements: 45,000 values <= 4 * 758 + 65,536
     value = codec.decode("ZeroData", 0, data)
-    assert len(value["outer"]) == 250 and all(len(item["inner"]) == 250 for item in value["outer"])
+    assert len(value["outer"]) == 150 and all(len(item["inner"]) == 150 for item in value["outer"])
     assert codec.decode("ZeroData", 0, data) == value  # the same bytes again: a fresh allowance
 
 

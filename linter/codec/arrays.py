@@ -16,8 +16,9 @@ from linter.codec.wire import INT32, Decoder, Encoder
 Bulk = tuple[str, tuple[str, ...]]  # an element struct's row format (struct codes) and its keys, in order
 
 
-VALUES_PER_BYTE = 64  # values a decode may build that its input does not hold, per byte of input ...
-VALUES_FLOOR = 65_536  # ... plus these: an element wider than VALUES_PER_BYTE counts against the allowance
+WIDE = 64  # an element building more values than this besides its bytes counts against the allowance ...
+VALUES_PER_BYTE = 4  # ... of values a decode may build that its input does not hold, per byte of input ...
+VALUES_FLOOR = 65_536  # ... plus these
 
 
 class _Allowance(threading.local):
@@ -27,9 +28,9 @@ class _Allowance(threading.local):
     readers refuse a length above the bytes remaining: ``MessageDataGenerator.generateVariableLengthReader``,
     apache/kafka db28f81a), so such arrays nested in another array multiplied (10 KB of hex claimed a million
     elements, 547 MB), and an element of one byte with 1,000 tagged fields built 1,000 defaults (20 KB of hex:
-    287 MB). Arrays whose element builds more than ``VALUES_PER_BYTE`` values besides its bytes (or any, when
-    it takes no bytes) take ``count * weight`` from ``VALUES_PER_BYTE * len(input) + VALUES_FLOOR``; the
-    others build at most ``VALUES_PER_BYTE`` per byte of their own. Kafka's specs have no such element.
+    287 MB). Arrays whose element builds more than ``WIDE`` values besides its bytes (or any, when it takes
+    no bytes) take ``count * weight`` from ``VALUES_PER_BYTE * len(input) + VALUES_FLOOR``; the others build
+    at most ``WIDE`` per byte of their own. Kafka's specs have no such element (18 values at most).
 
     An array's length takes a byte at least, so within one decode the arrays start at increasing offsets:
     a start at or before the last one, or another buffer, is another decode (``Codec`` also starts afresh)."""
@@ -56,10 +57,10 @@ class _Allowance(threading.local):
 
 def weight(takes_no_bytes: bool, entries: int) -> int:
     """What one element of an array counts against ``ALLOWANCE``: its values when it takes no bytes or
-    builds more than ``VALUES_PER_BYTE`` of them, else nothing (its bytes pay for them)."""
+    builds more than ``WIDE`` of them, else nothing (its bytes pay for them)."""
     if takes_no_bytes:
         return entries + 1
-    return entries if entries > VALUES_PER_BYTE else 0
+    return entries if entries > WIDE else 0
 
 
 ALLOWANCE = _Allowance()
@@ -235,4 +236,4 @@ def _bulk_array_codec(write_len: LengthWriter, read_len: LengthReader, nullable:
     return encode, decode
 
 
-__all__ = ["ALLOWANCE", "VALUES_PER_BYTE", "Bulk", "array_codec", "weight"]
+__all__ = ["ALLOWANCE", "VALUES_FLOOR", "VALUES_PER_BYTE", "WIDE", "Bulk", "array_codec", "weight"]
