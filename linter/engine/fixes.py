@@ -31,7 +31,7 @@ def _value_span(document: SpecDocument, path: JsonPath) -> tuple[int, int, int] 
     """Where the key of the JSON value at ``path`` starts (-1 in an array), and where the value starts and ends;
     ``None`` when the path is not in the file, or the file repeats a key (which one a fix would edit is not
     clear)."""
-    if document.duplicates:
+    if document.first_duplicates(0)[1]:  # counted, not listed: a path per repeated key costs its depth
         return None
     found = document.positions.exact(tuple(path))
     if found is None:

@@ -118,9 +118,7 @@ class SpecDocument:
         state = self._state()
         if state.value is None or state.clean:
             return [], 0
-        positions = self.positions
-        raw = positions._duplicates  # the index's own list (its ``duplicates`` builds every path)
-        return [(positions.path(node), offset, first) for node, offset, first in raw[:limit]], len(raw)
+        return self.positions.first_duplicates(limit), self.positions.duplicate_count
 
 
 def decode_text(data: bytes) -> tuple[str, ReadProblem | None]:

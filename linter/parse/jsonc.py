@@ -340,7 +340,16 @@ class Positions:
     @property
     def duplicates(self) -> list[tuple[JsonPath, int, int]]:
         """(path, offset, offset of the first key of that name) of each repeated key."""
-        return [(self.path(node), offset, first) for node, offset, first in self._duplicates]
+        return self.first_duplicates(len(self._duplicates))
+
+    @property
+    def duplicate_count(self) -> int:
+        return len(self._duplicates)
+
+    def first_duplicates(self, limit: int) -> list[tuple[JsonPath, int, int]]:
+        """``duplicates`` of the first ``limit`` repeated keys only: a path costs its depth, so 300,000 repeats
+        190 deep would otherwise hold 57 million names."""
+        return [(self.path(node), offset, first) for node, offset, first in self._duplicates[:limit]]
 
     def path(self, node: int) -> JsonPath:
         names = []

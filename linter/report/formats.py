@@ -118,7 +118,9 @@ def _witness_lines(witness: dict[str, Any]) -> Iterable[Segments]:
     """The proof of a wire break: who wrote which bytes at which version, and what the other read."""
     writer = printable(str(witness.get("writer", "old")))
     data = str(witness.get("hex", ""))  # the bytes as krpc-lint wrote them: only the shown part is checked
-    shown = printable(data) if len(data) <= 96 else f"{printable(data[:96])}... ({len(data) // 2} bytes)"
+    length = witness.get("length")  # the whole message's; the hex of a long one is an excerpt
+    size = length if isinstance(length, int) else len(data) // 2
+    shown = printable(data) if len(data) <= 96 else f"{printable(data[:96])}... ({size} bytes)"
     yield [("  witness: ", "dim"),
            (f"v{printable(str(witness.get('version')))} written by the {writer} revision: {shown}", "")]
     yield [("           ", ""), (witness_outcome(witness), "")]
