@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Any, BinaryIO, ParamSpec, TypeVar
 
 import click
 
-from linter.cli.common import ALLOW_INVALID_HELP, CliError, skipped_line
+from linter.cli.common import ALLOW_INVALID_HELP, CliError, NonEmptyPath, skipped_line
 from linter.parse.files import MAX_INPUT_BYTES, InputError, open_regular, read_capped
+from linter.parse.jsonc import NestingError, NumberTooLong, load_json
+from linter.report.escape import json_safe
 
 if TYPE_CHECKING:
     from linter.codec import Codec
@@ -69,12 +71,12 @@ def specs_option(command: F) -> F:
     command)."""
     command = click.option("--allow-invalid", is_flag=True, expose_value=False, callback=_remember_allow_invalid,
                            help=ALLOW_INVALID_HELP)(command)
-    return click.option("--specs", required=True, type=click.Path(), metavar="DIR",
+    return click.option("--specs", required=True, type=NonEmptyPath(), metavar="DIR",
                         help="The message specs: a spec file or a directory searched for *.json.")(command)
 
 
 input_option = click.option(
-    "--input", "-i", "input_file", type=click.Path(dir_okay=False, allow_dash=True), default=None, metavar="FILE",
+    "--input", "-i", "input_file", type=NonEmptyPath(dir_okay=False, allow_dash=True), default=None, metavar="FILE",
     help="Read this file instead of standard input.")
 hex_option = click.option(
     "--hex/--binary", "hex_mode", default=True,
@@ -178,12 +180,12 @@ def parse_json(data: bytes, what: str = "input") -> Any:
     except UnicodeDecodeError as exc:
         raise BadInput(f"{what} is not UTF-8 text (byte {exc.start})") from None
     try:
-        value = json.loads(text)
+        value = load_json(text, f"{what}: ")  # the one nesting limit; integers refused by length before int()
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}" if "\n" in text.rstrip() else f"column {exc.colno}"
         raise BadInput(f"{what} is not valid JSON: {exc.msg} ({where})") from None
-    except (ValueError, RecursionError) as exc:  # integers too long for int(), nesting too deep
-        raise BadInput(f"{what} is not valid JSON: {exc}") from None
+    except (NestingError, NumberTooLong) as exc:
+        raise BadInput(str(exc)) from None
     _refuse_unknown_tags(value)
     return value
 
@@ -215,9 +217,11 @@ def parse_hex(data: bytes | str, what: str = "input") -> bytes:
 
 
 def dumps(value: Any, pretty: bool = False) -> str:
+    """``value`` as JSON, with what JSON leaves raw (DEL, C1 and bidi controls, ``##[``) escaped: decoded strings are
+    the input's, and this goes to terminals and CI logs."""
     if pretty:
-        return json.dumps(value, indent=2)
-    return json.dumps(value, separators=(",", ":"))
+        return json_safe(json.dumps(value, indent=2))
+    return json_safe(json.dumps(value, separators=(",", ":")))
 
 
 def write_bytes(data: bytes, hex_output: bool) -> None:

@@ -17,13 +17,20 @@ bytes (its top-level tagged-field count). ``--format html``: the same as a page 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from linter.cli.common import ALLOW_INVALID_HELP, emit, refuse_overlap, skipped_line
+from linter.cli.common import (
+    ALLOW_INVALID_HELP,
+    NonEmptyPath,
+    emit,
+    non_empty,
+    refuse_overlap,
+    skipped_line,
+)
+from linter.parse.jsonc import NestingError, NumberTooLong, load_json
 
 if TYPE_CHECKING:
     from linter.codec import Codec
@@ -34,15 +41,15 @@ MAX_COUNT = 1_000_000
 
 
 @click.command("size")
-@click.argument("specs", type=click.Path(exists=True))
+@click.argument("specs", type=NonEmptyPath(exists=True))
 @click.argument("message", required=False)
 @click.option("--version", "version", type=int, default=None, metavar="V",
               help="The message version (default: its highest; with --frames: every version met).")
-@click.option("--values", "values_file", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+@click.option("--values", "values_file", type=NonEmptyPath(dir_okay=False), default=None, metavar="FILE",
               help="JSON Lines of values in Kafka's JSON form (needs MESSAGE); default: generated values.")
-@click.option("--frames", "frames_path", type=click.Path(exists=True), default=None, metavar="PATH",
+@click.option("--frames", "frames_path", type=NonEmptyPath(exists=True), default=None, metavar="PATH",
               help="A captured frames corpus, as replay reads it (Parquet or JSON Lines): its messages sized.")
-@click.option("--master", default=None, metavar="URL",
+@click.option("--master", default=None, metavar="URL", callback=non_empty("names no Spark master"),
               help="With --frames: Spark master (local[*] or spark://HOST:PORT). Without it, a corpus of at most "
                    "250,000 frames is sized in this process, a larger one on local Spark.")
 @click.option("--count", type=click.IntRange(1, MAX_COUNT), default=100, show_default=True,
@@ -55,7 +62,7 @@ MAX_COUNT = 1_000_000
 @click.option("--flexible", is_flag=True,
               help="What-if: versions that are not flexible made flexible (compact encodings, tagged sections).")
 @click.option("--format", "fmt", type=click.Choice(("text", "json", "html")), default="text", show_default=True)
-@click.option("-o", "--output", default=None, type=click.Path(dir_okay=False), metavar="FILE",
+@click.option("-o", "--output", default=None, type=NonEmptyPath(dir_okay=False), metavar="FILE",
               help="Write the output to FILE (never onto an input).")
 @click.option("--allow-invalid", is_flag=True, help=ALLOW_INVALID_HELP)
 def size_command(specs: str, message: str | None, version: int | None, values_file: str | None,
@@ -202,8 +209,10 @@ def _read_values(codec: Codec, name: str, version: int, path: str) -> Iterator[d
                 if not line.strip():
                     continue
                 try:
-                    item = json.loads(line)
-                except (ValueError, RecursionError) as exc:
+                    item = load_json(line.decode("utf-8", "surrogatepass") if isinstance(line, bytes) else line)
+                except (NestingError, NumberTooLong) as exc:
+                    raise SizeError(f"{path}:{number}: {exc}") from None
+                except ValueError as exc:
                     raise SizeError(f"{path}:{number}: not JSON: {exc}") from None
                 try:
                     value = codec.from_json(name, version, item)
