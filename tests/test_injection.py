@@ -272,3 +272,18 @@ def test_conformance_escapes(pair: Path, fmt: str) -> None:
     assert "pwned" in output or fmt == "markdown" and "diverges" in output
     if fmt in ("json", "sarif"):
         json.loads(output)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_size_escapes_message_names(tmp_path: Path, fmt: str) -> None:
+    """A metadata record named with hostile pieces (lint warns about its file name only): the header line that
+    names it, in text, and the JSON report never carry a control character or start a command."""
+    name = "Confi\u2029\n::error file=README.md,line=1::pwned\x1b]0;t\x07gRecord"
+    (tmp_path / "ConfigRecord.json").write_text(json.dumps({
+        "apiKey": 16, "type": "metadata", "name": name, "validVersions": "0", "flexibleVersions": "0+",
+        "fields": [{"name": "A", "type": "int32", "versions": "0+", "about": "x"}]}))
+    result = _run("size", ".", name, "--count", "1", "--format", fmt, cwd=tmp_path)
+    assert problems(result.stdout) == [], result.stdout
+    assert "pwned" in result.stdout and "5 bytes" in result.stdout or fmt == "json"
+    if fmt == "json":
+        assert json.loads(result.stdout)["messages"][0]["name"] == name

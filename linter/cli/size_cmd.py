@@ -260,12 +260,12 @@ def _html(report: dict[str, Any], specs: str) -> str:
 
 
 def _text(report: dict[str, Any]) -> str:
-    from linter.report.escape import printable
+    from linter.report.escape import guard_lines, printable
 
     lines = []
     for result in report["messages"]:
         total = result["bytes"]
-        lines.append(f"{result['name']} v{result['version']}: {total} bytes in {result['count']} message"
+        lines.append(f"{printable(result['name'])} v{result['version']}: {total} bytes in {result['count']} message"
                      f"{'' if result['count'] == 1 else 's'}")
         width = max((len(item["path"] or "(message)") for item in result["fields"]), default=0)
         for item in result["fields"]:
@@ -279,7 +279,7 @@ def _text(report: dict[str, Any]) -> str:
     line = f"Total: {total['bytes']} bytes in {total['count']} message{'' if total['count'] == 1 else 's'}"
     if "what_if" in total:
         line += f"; what-if: {total['what_if']['bytes']} bytes ({_change(total['what_if']['saved'])} bytes)"
-    return "\n".join([*lines, line]) + "\n"
+    return guard_lines("\n".join([*lines, line]) + "\n")  # a name never starts a line a CI runner acts on
 
 
 def _change(saved: int) -> str:
