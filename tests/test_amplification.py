@@ -263,3 +263,18 @@ def test_size_values_errors_name_their_line(tmp_path: Path, lines: bytes, error:
     _clean(outcome)
     assert outcome.code == 2 and error in outcome.stderr and outcome.stderr.count("\n") == 1, outcome.stderr
 
+
+
+@pytest.mark.parametrize("size", [1, 511, 512, 513, 1_000, 70_000])
+def test_an_excerpt_still_tells_the_messages_size(size: int) -> None:
+    """The audit's report shows a witness's size from its hex alone (its Parquet rows carry no length): the
+    excerpt's digits and the runs it left out add up to the message, wherever it parts."""
+    from linter.compat.witness import excerpt, excerpt_length
+    from linter.pipeline.html_wire import _byte_count
+
+    data = bytes(range(256)) * (size // 256) + bytes(size % 256)
+    for offset in (0, size // 3, size - 1, size):
+        for also in (None, 0, size // 2):
+            shown = excerpt(data, offset, also)
+            assert excerpt_length(shown) == size, (offset, also, shown[:80])
+    assert _byte_count(excerpt(data, size // 2)) == (f"{size} byte" if size == 1 else f"{size:,} bytes")

@@ -168,6 +168,22 @@ def excerpt(data: bytes, offset: int, also: int | None = None) -> str:
     return "".join(out)
 
 
+def excerpt_length(shown: str) -> int:
+    """The size in bytes of the message an ``excerpt`` shows: its hex digits and the runs it left out.
+
+    >>> excerpt_length(excerpt(bytes(1000), 500)), excerpt_length("0a0b")
+    (1000, 2)
+    """
+    total = 0
+    for index, part in enumerate(shown.split("…")):
+        if index % 2:  # " N bytes " between two ellipses
+            count = part.strip().partition(" ")[0]
+            total += int(count) if count.isdigit() and len(count) < 20 else 0
+        else:
+            total += len(part) // 2
+    return total
+
+
 def parting(ours: bytes, theirs: bytes | None) -> int | None:
     """The first byte at which two encodings differ (``None`` when they do not, or there is no second).
 

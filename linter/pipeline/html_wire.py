@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from linter.compat.witness import excerpt_length
 from linter.pipeline.html_parts import Row, code, compact_versions, escape, plural, when
 
 
@@ -67,7 +68,7 @@ def _change(row: Row) -> str:
 
 
 def _byte_count(data: str) -> str:
-    return plural(len(data) // 2, "byte")
+    return plural(excerpt_length(data), "byte")  # the message's size, also when its hex is an excerpt
 
 
 def _witness(row: Row) -> str:
