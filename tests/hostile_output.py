@@ -286,5 +286,7 @@ def write_tree(root: Path, files: dict[str, bytes]) -> None:
 def disk_name(rng: random.Random, stem: str) -> str:
     """A file or directory name a file system holds: no NUL, no slash, at most 255 bytes."""
     name = hostile_name(rng, stem).replace("\x00", "").replace("/", "")
-    name = name.encode("utf-8", "surrogateescape" if "\udc80" <= name[-1:] <= "\udcff" else "surrogatepass")[:200]
-    return os.fsdecode(name) or stem
+    # Undecodable bytes (U+DC80-DCFF) become those bytes; other lone surrogates their (ill-formed) UTF-8.
+    raw = b"".join(bytes([ord(c) - 0xDC00]) if "\udc80" <= c <= "\udcff" else c.encode("utf-8", "surrogatepass")
+                   for c in name)[:200]
+    return os.fsdecode(raw) or stem
