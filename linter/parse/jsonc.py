@@ -153,23 +153,30 @@ def conversion_refusal(exc: ValueError) -> str:
 
 def load_json(text: str, source: str = "") -> Any:
     """``json.loads`` of a strict JSON document (a baseline, a cache, a line of JSON Lines) within the one
-    nesting limit, ``MAX_DEPTH``, that the JSON-with-comments reader applies to specs: ``json.loads``
-    recurses once per level, so the depth is checked first by a linear scan of the brackets (strings
-    skipped), and a document nested deeper is ``NestingError`` naming ``source`` and the line and column
-    of the first bracket too deep, never a ``RecursionError``. Other syntax errors are ``json.loads``'s
-    ``ValueError``."""
+    nesting limit, ``MAX_DEPTH``, that the JSON-with-comments reader applies to specs: a document nested
+    deeper is ``NestingError`` naming ``source`` and the line and column of the first bracket too deep, never a
+    ``RecursionError``. The C decoder stops by itself at Python's recursion limit (about 1,000 levels, at the
+    cost of reading that far), and a value it returns is walked without recursion (``within_depth``), so the
+    common case costs two passes in C and one over the containers; the bracket scan that says where runs only
+    for a document refused. Other syntax errors are ``json.loads``'s ``ValueError``."""
     parse_int = functools.partial(bounded_int, source=source)
     if text.count("[") + text.count("{") <= MAX_DEPTH:
         return json.loads(text, parse_int=parse_int)  # too few brackets to nest that deep (every real file)
+    try:
+        value = json.loads(text, parse_int=parse_int)
+        if within_depth(value):
+            return value
+    except RecursionError:
+        pass
+    except ValueError:  # a syntax error; one past the nesting limit is reported as that, as the spec reader does
+        if not any(depth > MAX_DEPTH + 1 for _, depth in _brackets(text, 0)):
+            raise
     deepest = next((offset for offset, depth in _brackets(text, 0) if depth > MAX_DEPTH + 1), None)
+    where = ""
     if deepest is not None:
         line = f"line {text.count(chr(10), 0, deepest) + 1}, " if "\n" in text else ""
-        column = deepest - text.rfind("\n", 0, deepest)
-        raise NestingError(f"{source}JSON nested deeper than {MAX_DEPTH} levels ({line}column {column})")
-    value = json.loads(text, parse_int=parse_int)
-    if not within_depth(value):  # a value inside a container at the limit, which the bracket scan cannot see
-        raise NestingError(f"{source}JSON nested deeper than {MAX_DEPTH} levels")
-    return value
+        where = f" ({line}column {deepest - text.rfind(chr(10), 0, deepest)})"
+    raise NestingError(f"{source}JSON nested deeper than {MAX_DEPTH} levels{where}")
 
 
 def strip_comments(text: str) -> str | None:
