@@ -278,3 +278,25 @@ def test_an_excerpt_still_tells_the_messages_size(size: int) -> None:
             shown = excerpt(data, offset, also)
             assert excerpt_length(shown) == size, (offset, also, shown[:80])
     assert _byte_count(excerpt(data, size // 2)) == (f"{size} byte" if size == 1 else f"{size:,} bytes")
+
+
+@pytest.mark.parametrize(("inner", "reported"), [
+    ({"name": "Inner", "type": "Empty", "versions": "0+", "fields": [
+        {"name": "Id", "type": "int32", "versions": "1+", "about": "x"}]}, True),  # v0: an empty struct only
+    ({"name": "Inner", "type": "Empty", "versions": "0+", "nullableVersions": "0+", "fields": [
+        {"name": "Id", "type": "int32", "versions": "1+", "about": "x"}]}, False),  # its null marker is a byte
+    ({"name": "Count", "type": "int8", "versions": "0+", "about": "x"}, False),
+])
+def test_lint_reports_the_arrays_whose_elements_the_codec_counts_as_taking_no_bytes(
+        tmp_path: Path, inner: dict, reported: bool) -> None:
+    """KL655 follows struct fields down as the codec does: an element made only of empty structs in a version
+    that is not flexible takes no bytes (the codec's allowance counts it; Kafka's readers refuse the array)."""
+    from linter import Config, lint
+
+    spec = {"name": "MarkData", "type": "data", "validVersions": "0-2", "flexibleVersions": "2+", "fields": [
+        {"name": "Marks", "type": "[]Mark", "versions": "0+", "about": "x", "fields": [inner]}]}
+    (tmp_path / "MarkData.json").write_text(json.dumps(spec))
+    findings = [f for f in lint([str(tmp_path)], Config(profile="strict")).findings if f.rule == "KL655"]
+    assert bool(findings) is reported, findings
+    if reported:
+        assert "Mark has no field that takes bytes at version 0" in findings[0].message

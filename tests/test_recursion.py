@@ -29,7 +29,9 @@ PACKAGE = REPO_ROOT / "linter"
 
 # The bounds every allowed cycle relies on.
 SPEC = "depth <= the spec's JSON nesting, at most 200 (parse.jsonc.MAX_DEPTH, both readers)"
-STRUCTS = ("depth <= the spec's struct nesting: at most 100 (two JSON levels per struct, parse.jsonc.MAX_DEPTH); "
+STRUCTS = ("depth <= the struct levels below the message, at most 64 (model.registry.MAX_STRUCT_NESTING, counted "
+           "without recursion through inline and common structs alike, which can name one another with no JSON "
+           "nesting), refused before any walk: the codec's compiler (SpecError), compat (KL1091), lint (KL654); "
            "a struct that contains itself is refused first (KL654; the codec's compiler, compat's layout)")
 PACK = "depth <= 200: a rule pack's YAML nesting (parse.yamlfile.load_yaml, parse.jsonc.MAX_DEPTH)"
 
@@ -46,6 +48,8 @@ ALLOWED: dict[tuple[str, frozenset[str]], str] = {
     ("linter.model.registry", frozenset({"StructRegistry._named_by_unparsed_types.names"})): SPEC,
     ("linter.model.schema", frozenset({"_leaf_errors"})): "depth <= the anyOf nesting of the built-in spec.schema.json",
     ("linter.engine.checks.versions", frozenset({"_overlap"})): SPEC + " (inline structs only)",
+    ("linter.engine.checks.structs", frozenset({"_byte_versions"})):
+        "depth <= 64: it stops at MAX_STRUCT_NESTING structs on its path (KL654 reports a chain deeper)",
     ("linter.engine.checks.versions", frozenset({"_never_present"})): SPEC,
     ("linter.engine.checks.versions", frozenset({"_version_strings"})): SPEC,
     ("linter.engine.declarative", frozenset({"needed_facts.walk"})): PACK,
@@ -305,6 +309,51 @@ def test_a_yaml_config_nested_deep_in_flow_style_costs_what_reading_it_costs(tmp
         outcome = run_bounded("lint", str(spec), "--config", str(config))
         _one_line_error(outcome, str(config), "nests deeper than 200 levels")
         outcomes.append(outcome)
+    small, large = outcomes
+    assert large.cpu / max(small.cpu, 0.01) < 8, (small.cpu, large.cpu)
+
+
+def _struct_chain(directory: Path, levels: int) -> Path:
+    """A data spec whose field's struct names the next common struct, ``levels`` structs deep: no JSON nesting
+    at all, so only the struct-level limit stops the walks that follow types."""
+    structs = [{"name": f"S{i}", "versions": "0+", "fields": [{"name": "Next", "type": f"S{i + 1}", "versions": "0+",
+                                                                 "about": "x"}]} for i in range(1, levels)]
+    structs.append({"name": f"S{levels}", "versions": "0+", "fields": [{"name": "A", "type": "int32", "versions": "0+",
+                                                                       "about": "x"}]})
+    directory.mkdir(parents=True)
+    (directory / "ChainData.json").write_text(json.dumps({
+        "name": "ChainData", "type": "data", "validVersions": "0", "flexibleVersions": "none",
+        "fields": [{"name": "Items", "type": "[]S1", "versions": "0+", "about": "x"}], "commonStructs": structs}))
+    return directory
+
+
+@pytest.mark.parametrize(("levels", "refused"), [(64, False), (65, True)])
+def test_struct_levels_are_refused_past_64_by_lint_compat_and_the_codec(tmp_path: Path, levels: int,
+                                                                          refused: bool) -> None:
+    specs = _struct_chain(tmp_path / "specs", levels)
+    linted = run_bounded("lint", "--no-cache", "--select", "KL654", str(specs))
+    assert ("KL654" in linted.stdout) is refused, linted.stdout
+    encoded = run_bounded("codec", "encode", "--specs", str(specs), "ChainData", "0", stdin=b'{"Items": []}')
+    assert (encoded.code == 2) is refused, encoded.stderr
+    compared = run_bounded("compat", str(specs), str(specs))
+    assert ("KL1091" in compared.stdout) is refused, compared.stdout
+
+
+def test_a_chain_of_5000_common_structs_is_one_finding_or_line_everywhere(tmp_path: Path) -> None:
+    """5,000 common structs each naming the next: compat, codec and size were internal errors
+    (RecursionError), lint passed. Each command now refuses it from a count made without recursion; 1,250 and
+    5,000 levels cost CPU time within 8x of each other."""
+    outcomes = []
+    for levels in (1_250, 5_000):
+        specs = _struct_chain(tmp_path / str(levels), levels)
+        linted = run_bounded("lint", "--no-cache", "--profile", "strict", str(specs))
+        assert linted.code == 1 and f"structs nest {levels} levels below the message" in linted.stdout, linted.stdout
+        compared = run_bounded("compat", str(specs), str(specs))
+        assert compared.code == 1 and f"its structs nest {levels} levels" in compared.stdout, compared.stdout
+        for args in (["codec", "encode", "--specs", str(specs), "ChainData", "0"],
+                     ["size", str(specs), "ChainData", "--count", "1"]):
+            _one_line_error(run_bounded(*args, stdin=b"{}"), f"structs nest {levels} levels")
+        outcomes.append(linted)
     small, large = outcomes
     assert large.cpu / max(small.cpu, 0.01) < 8, (small.cpu, large.cpu)
 

@@ -19,6 +19,7 @@ from linter.compat.layout import MAX_DEPTH, LayoutBuilder, LayoutError
 from linter.compat.revision import Revision
 from linter.compat.witness import HEADER_NAMES, CrossCodec, Headers, attribute, cause_of
 from linter.model.defaults import DefaultError, parse_default
+from linter.model.registry import MAX_STRUCT_NESTING, StructRegistry
 from linter.model.spec import MessageSpec
 from linter.model.traits import version_boundaries
 from linter.model.versions import NONE, shown
@@ -244,6 +245,9 @@ def unbuildable(message: MessageSpec) -> str | None:
             except DefaultError as exc:
                 return f"field {spec.name}: {exc}"
         stack.extend((child, depth + 1) for child in spec.fields)
+    nesting = StructRegistry(message).nesting  # common structs naming the next one: no JSON depth bounds it
+    if nesting > MAX_STRUCT_NESTING:
+        return f"its structs nest {nesting} levels through their types, more than the {MAX_STRUCT_NESTING} compat follows"
     return None
 
 

@@ -131,6 +131,8 @@ class LayoutBuilder:
         return StructLayout(name, flexible, tuple(regular), tagged, tuple(absent), signature, tuple(inlined))
 
     def _collect(self, fields: tuple[FieldSpec, ...], version: int, prefix: str, out: _Collected, depth: int) -> None:
+        if depth > MAX_DEPTH:  # inlined structs go down here, not through _struct
+            raise LayoutError(f"struct fields at {prefix or 'the top'} nest more than {MAX_DEPTH} levels")
         regular, tagged, absent, inlined = out
         flexible = self.flexible(version)
         for spec in fields:

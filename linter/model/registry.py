@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     import networkx
 
 ROOT = "<message>"
+#: Struct levels below a message, far past any real spec (Kafka's deepest has 4); the same limit as
+#: compat's layouts (``compat.layout.MAX_DEPTH``).
+MAX_STRUCT_NESTING = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +111,39 @@ class StructRegistry:
         for source, target, path in self.edges:
             graph.add_edge(source, target, field=path)
         return graph
+
+    @property
+    def nesting(self) -> int:
+        """The most struct levels a chain of fields goes down from the message, through inline and common
+        structs alike (a common struct may name the next one, so the JSON's own nesting limit does not bound
+        this). Every walk of a message's structs (the codec's compiler, compat's layouts and diffs) is refused
+        past ``MAX_STRUCT_NESTING`` before it starts; lint reports it as KL654."""
+        return self.levels[ROOT]
+
+    @cached_property
+    def levels(self) -> dict[str, int]:
+        """For the message (``ROOT``) and each struct it reaches: the struct levels from there down, itself
+        included. A struct that contains itself (KL654) ends its chain. Iterative: a hostile chain of
+        thousands of common structs costs no stack."""
+        children: dict[str, list[str]] = {}
+        for source, target, _ in self.edges:
+            if target in self.defs:
+                children.setdefault(source, []).append(target)
+        levels: dict[str, int] = {}  # finished structs: the levels from each one down, itself included
+        on_path = {ROOT}
+        stack = [(ROOT, iter(children.get(ROOT, ())))]
+        while stack:
+            node, pending = stack[-1]
+            child = next(pending, None)
+            if child is None:
+                stack.pop()
+                on_path.discard(node)
+                below = max((levels[c] for c in children.get(node, ()) if c in levels), default=0)
+                levels[node] = below + (node != ROOT)
+            elif child not in levels and child not in on_path:
+                on_path.add(child)
+                stack.append((child, iter(children.get(child, ()))))
+        return levels
 
     def reachable(self) -> set[str]:
         """Struct names some field of the message reaches, directly or through other structs."""

@@ -9,8 +9,9 @@ from typing import Any
 from linter.engine.checks.common import label, versioned
 from linter.engine.checks.registry import check
 from linter.engine.context import FileContext, Hit
+from linter.model.registry import MAX_STRUCT_NESTING, ROOT, StructRegistry
 from linter.model.spec import FieldSpec
-from linter.model.versions import Versions, shown
+from linter.model.versions import ALL, Versions, shown
 from linter.parse.jsonc import JsonPath
 
 
@@ -127,6 +128,12 @@ def recursive_struct(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]
             elif not state.get(target):
                 state[target] = 1
                 stack.append((target, iter(edges.get(target, ()))))
+    if registry.nesting > MAX_STRUCT_NESTING:
+        deepest = max(((registry.levels.get(target, 0), path) for source, target, path in registry.edges
+                       if source == ROOT), default=(0, ()))[1]
+        yield Hit((*deepest, "type"), f"structs nest {registry.nesting} levels below the message through their "
+                                      f"types, more than the {MAX_STRUCT_NESTING} krpc-lint's codec and compat "
+                                      "follow (Kafka's deepest has 4)")
 
 
 @check("empty-struct-array")
@@ -145,10 +152,39 @@ def empty_struct_array(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hi
             continue
         sent = spec.versions.intersect(versions)
         classic = sent if flexible.empty else sent.intersect(Versions(0, flexible.lowest - 1))
-        empty = _first_uncovered(classic, [f.versions for f in definition.fields if f.versions is not None])
+        empty = _first_uncovered(classic, _byte_versions(spec.type.name, registry, {}, set()))
         if empty is not None:
-            yield Hit(spec.child("type"), f"{spec.name}: {spec.type.name} has no field at version {empty}, which is "
-                                          "not flexible: its elements take no bytes, so readers refuse the array")
+            yield Hit(spec.child("type"), f"{spec.name}: {spec.type.name} has no field that takes bytes at version "
+                                          f"{empty}, which is not flexible: its elements take no bytes, so readers "
+                                          "refuse the array")
+
+
+def _byte_versions(name: str, registry: StructRegistry, known: dict[str, list[Versions]],
+                   visiting: set[str]) -> list[Versions]:
+    """The version ranges in which struct ``name`` writes at least one byte when nothing is tagged: some field
+    of any type but a struct, a struct field while it is nullable (its marker byte) or while its own struct
+    writes one. A struct that contains itself (KL654) or is not defined counts as it can: never / always; past
+    ``MAX_STRUCT_NESTING`` levels (which the codec refuses) as always, so the recursion stays that shallow."""
+    if name in known:
+        return known[name]
+    definition = registry.lookup(name)
+    if definition is None or name in visiting or len(visiting) >= MAX_STRUCT_NESTING:
+        return [] if name in visiting else [ALL]
+    visiting.add(name)
+    found: list[Versions] = []
+    for field in definition.fields:
+        if field.versions is None:
+            continue
+        if field.type is None or not field.type.is_struct:
+            found.append(field.versions)
+            continue
+        if field.nullable_versions is not None:
+            found.append(field.versions.intersect(field.nullable_versions))
+        found.extend(field.versions.intersect(inner)
+                     for inner in _byte_versions(field.type.name, registry, known, visiting))
+    visiting.discard(name)
+    known[name] = found
+    return found
 
 
 def _first_uncovered(wanted: Versions, covering: list[Versions]) -> int | None:
