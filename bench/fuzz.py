@@ -87,6 +87,7 @@ NUMBER_STRINGS = ["0-" + DIGITS, DIGITS + "+", DIGITS, "-" + DIGITS, DIGITS + "-
 NUMBER_KEYS = ["apiKey", "tag", "default", "validVersions", "versions", "flexibleVersions", "nullableVersions",
                "taggedVersions", "deprecatedVersions", "latestVersionUnstable"]
 DEPTHS = [150, 199, 200, 201, 202, 1000, 5000, 100_000]
+STRUCT_LEVELS = [3, 63, 64, 65, 300, 5000]
 CONFIG_KEYS = ["profile", "select", "ignore", "severity", "exclude", "include", "per-path", "kafka-version",
                "baseline", "fail-on"]
 
@@ -469,9 +470,24 @@ def family_nesting(runner: Runner, campaign: Campaign, specs: list[tuple[str, st
     base.mkdir(exist_ok=True)
     for index in range(count):
         depth = rng.choice(DEPTHS)
-        what = rng.choice(["spec", "spec", "baseline", "config yaml", "config toml", "config json"])
+        what = rng.choice(["spec", "spec", "struct chain", "baseline", "config yaml", "config toml", "config json"])
         name, text = rng.choice(specs)
         case = base / f"case-{index}"
+        if what == "struct chain":  # common structs naming one another: deep in types, flat in JSON
+            levels = rng.choice(STRUCT_LEVELS)
+            spec = loaded(text) or {}
+            if isinstance(spec.get("fields"), list):
+                spec["fields"].append({"name": "Chain", "type": rng.choice(["C1", "[]C1"]), "versions": "0+",
+                                       "about": "x"})
+            spec["commonStructs"] = [*(spec.get("commonStructs") or [])[:3], *(
+                {"name": f"C{i}", "versions": "0+", "fields": [{"name": "Next", "type": f"C{i + 1}" if i < levels
+                                                                else "int32", "versions": "0+", "about": "x"}]}
+                for i in range(1, levels + 1))]
+            data = json.dumps(spec).encode("utf-8", "surrogatepass")
+            campaign.run(f"nesting #{index} (a chain of {levels} struct types, seed {seed})",
+                         lambda n=name, t=text, d=data: runner.lint_and_compat({n: t.encode("utf-8", "surrogatepass")},
+                                                                               {n: d}), {name: data})
+            continue
         if what == "spec":
             spec = loaded(text) or {}
             target = rng.choice([spec, *fields_of(spec)])
