@@ -8,6 +8,7 @@ import importlib
 import importlib.resources
 import inspect
 import io
+import pkgutil
 import re
 import subprocess
 import sys
@@ -56,10 +57,8 @@ def module_tests(name: str) -> list[doctest.DocTest]:
     return [test for test in doctest.DocTestFinder(exclude_empty=True).find(module, name) if test.examples]
 
 
-@pytest.mark.parametrize("name", MODULES)
-def test_module_examples_pass(name, repo_cwd):
+def _run_examples(name: str) -> None:
     tests = module_tests(name)
-    assert tests, f"{name} has no docstring examples"
     out = io.StringIO()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     for test in tests:
@@ -67,6 +66,25 @@ def test_module_examples_pass(name, repo_cwd):
     result = runner.summarize(verbose=False)
     assert result.failed == 0, out.getvalue()
     assert result.attempted == sum(len(test.examples) for test in tests)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_module_examples_pass(name, repo_cwd):
+    assert module_tests(name), f"{name} has no docstring examples"
+    _run_examples(name)
+
+
+def _modules_with_examples() -> list[str]:
+    """Every module of ``linter`` whose docstrings hold examples (the generated validator aside): an example
+    is documentation, so each one runs, not only the public API's."""
+    names = [info.name for info in pkgutil.walk_packages(linter.__path__, "linter.")
+             if not info.name.endswith("._spec_validator")]
+    return [name for name in names if module_tests(name)]
+
+
+@pytest.mark.parametrize("name", [name for name in _modules_with_examples() if name not in MODULES])
+def test_every_modules_examples_run(name, repo_cwd):
+    _run_examples(name)
 
 
 def test_enough_examples_overall():
