@@ -52,7 +52,7 @@ from linter.engine.fixes import unified_diff
 from linter.engine.levels import SEVERITIES
 from linter.engine.runner import lint, select_rules
 from linter.errors import KrpcLintError
-from linter.report.escape import markdown_code, markdown_text, printable
+from linter.report.escape import longest_run, markdown_code, markdown_text, printable
 from linter.report.formats import (
     escape_data,
     render_github,
@@ -282,21 +282,13 @@ def _suggestions_section(suggestions: Sequence[Suggestion]) -> str:
     for suggestion in suggestions:
         if suggestion.fixable:
             diff = printable_diff(unified_diff(suggestion.file, suggestion.text, suggestion.fixed))
-            fence = "`" * max(3, _longest_backtick_run(diff) + 1)
+            fence = "`" * max(3, longest_run(diff, "`") + 1)
             parts.append(f"<details><summary>{_html(suggestion.file)}: {_html(suggestion.message)}</summary>\n\n"
                          f"{fence}diff\n{diff}{fence}\n\n</details>\n")
         for why in suggestion.blocked:
             parts.append(f"- {markdown_code(suggestion.file)} {markdown_text(suggestion.message)}: no new version can "
                          f"carry this change: {markdown_text(why)}")
     return "\n".join(parts) + "\n"
-
-
-def _longest_backtick_run(text: str) -> int:
-    longest = run = 0
-    for ch in text:
-        run = run + 1 if ch == "`" else 0
-        longest = max(longest, run)
-    return longest
 
 
 def _lint_line(outcome: Outcome) -> str:

@@ -29,6 +29,7 @@ text krpc-lint did not write goes through one of these before it is printed:
 from __future__ import annotations
 
 import codecs
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -84,8 +85,8 @@ _CHUNK = 1 << 16  # a long text is escaped in pieces of this many characters
 _FEW = 16  # distinct characters to escape in a chunk, beyond which one pass with a lookup beats str.replace
 
 
-def _substituted(pattern: re.Pattern[str], table: dict[str, str], text: str) -> str:
-    """Each character of ``text`` that ``pattern`` (one character class) matches replaced by ``table[char]``, in
+def _substituted(pattern: re.Pattern[str], escape: Callable[[str], str], text: str) -> str:
+    """Each character of ``text`` that ``pattern`` (one character class) matches replaced by ``escape(char)``, in
     chunks: memory of the result plus one chunk's matches, never one small string per match of the whole text
     (a 14 MB name of 1.7 million newlines), and C speed when a chunk holds few distinct characters to escape."""
     pieces = []
@@ -94,28 +95,32 @@ def _substituted(pattern: re.Pattern[str], table: dict[str, str], text: str) -> 
         found = set(pattern.findall(chunk))
         if len(found) <= _FEW:
             for char in sorted(found, key="\\".__ne__):  # a backslash first: the other escapes insert some
-                chunk = chunk.replace(char, table[char])
+                chunk = chunk.replace(char, escape(char))
         else:
-            chunk = pattern.sub(lambda match: table[match[0]], chunk)
+            chunk = pattern.sub(lambda match: escape(match[0]), chunk)
         pieces.append(chunk)
     return "".join(pieces)
 
 
-def _table(ranges: tuple[tuple[int, int], ...], shown: Callable[[str], str]) -> dict[str, str]:
-    """Each character of ``ranges`` with its escape."""
-    return {char: shown(char) for low, high in ranges for char in map(chr, range(low, high + 1))}
+# Each escape worked out once per character met (a table of every character of the ranges cost 1 ms at every
+# start of the command line).
+_printable_escape = functools.cache(_shown)
 
 
-_PRINTABLE = _table(_UNSAFE_RANGES, _shown)
-_JSON_ESCAPES = _table(_JSON_RANGES, lambda char: f"\\u{ord(char):04x}")
-_MARKDOWN_ESCAPES = {char: "\\" + char for char in _MARKDOWN_CHARS}
+@functools.cache
+def _json_escape(char: str) -> str:
+    return f"\\u{ord(char):04x}"
+
+
+def _markdown_escape(char: str) -> str:
+    return "\\" + char
 
 
 def printable(text: str) -> str:
     """``text`` as one line that shows what it holds and cannot act: controls, line breaks, bidi characters and
     lone surrogates as visible escapes, ``##[`` as ``##\\x5b``. Text without any is returned as it is."""
     if _UNSAFE.search(text) is not None:
-        text = _substituted(_UNSAFE, _PRINTABLE, text)
+        text = _substituted(_UNSAFE, _printable_escape, text)
     if LEGACY_COMMAND in text:
         text = text.replace(LEGACY_COMMAND, "##\\x5b")
     return text
@@ -139,7 +144,7 @@ def json_safe(text: str) -> str:
     Outside strings JSON holds none of them, so the document parses to the same values."""
     text = _escaped(text, "krpc-lint-json-escape")
     if _JSON_UNSAFE.search(text) is not None:
-        text = _substituted(_JSON_UNSAFE, _JSON_ESCAPES, text)
+        text = _substituted(_JSON_UNSAFE, _json_escape, text)
     return text.replace(LEGACY_COMMAND, "##\\u005b") if LEGACY_COMMAND in text else text
 
 
@@ -154,7 +159,7 @@ def markdown_text(text: str) -> str:
     a line's start and opens no tag once ``<`` is escaped."""
     text = printable(text)
     if _MARKDOWN.search(text) is not None:
-        text = _substituted(_MARKDOWN, _MARKDOWN_ESCAPES, text)
+        text = _substituted(_MARKDOWN, _markdown_escape, text)
     return text.replace("](", "\\](") if "](" in text else text
 
 
@@ -162,12 +167,13 @@ def markdown_code(text: str) -> str:
     """``text`` as a Markdown code span that shows it exactly (after :func:`printable`), in a table cell too: the
     fence is longer than any run of backticks inside, and ``|`` is ``\\|`` (GitHub unescapes it in code)."""
     text = printable(text).replace("|", "\\|")
-    fence = "`" * (_longest_run(text, "`") + 1)
+    fence = "`" * (longest_run(text, "`") + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def _longest_run(text: str, char: str) -> int:
+def longest_run(text: str, char: str) -> int:
+    """The most times ``char`` follows itself in ``text`` (a code fence must be longer than any backtick run)."""
     longest = run = 0
     for ch in text:
         run = run + 1 if ch == char else 0
@@ -198,11 +204,14 @@ def guard_lines(text: str) -> str:
 
 def _lstrip(line: str) -> str:
     """``line`` without the leading blanks GitHub's runner skips (.NET's ``TrimStart``: Unicode white space)."""
-    return line.lstrip(_BLANKS)
+    return line.lstrip(_blanks())
 
 
-# .NET's char.IsWhiteSpace (what String.TrimStart removes), plus the invisible characters older runtimes also trim.
-_BLANKS = "".join(chr(c) for c in range(0x3001) if chr(c).isspace()) + "\u180e\u200b\ufeff"
+@functools.cache
+def _blanks() -> str:
+    """.NET's char.IsWhiteSpace (what String.TrimStart removes), plus the invisible characters older runtimes also
+    trim; worked out the first time a line holds ``::`` (never, for most runs)."""
+    return "".join(chr(c) for c in range(0x3001) if chr(c).isspace()) + "\u180e\u200b\ufeff"
 
 
 def _leading_command(line: str) -> bool:
