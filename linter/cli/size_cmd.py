@@ -209,7 +209,7 @@ def _read_values(codec: Codec, name: str, version: int, path: str) -> Iterator[d
                 if not line.strip():
                     continue
                 try:
-                    item = load_json(line.decode("utf-8", "surrogatepass") if isinstance(line, bytes) else line)
+                    item = load_json(line.decode("utf-8", "surrogatepass"))
                 except (NestingError, NumberTooLong) as exc:
                     raise SizeError(f"{path}:{number}: {exc}") from None
                 except ValueError as exc:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from linter.codec.codec import Codec
-from linter.codec.compiler import FieldPlan, StructPlan
+from linter.codec.compiler import FieldPlan, StructPlan, json_key
 from linter.codec.errors import CodecError, DecodeError
 from linter.codec.values import identical, random_value
 from linter.compat.change import Change, Witness
@@ -209,13 +209,8 @@ def trimmed(value: Any, at: str | None = None) -> Any:
     if value is None or _json_length(value, WHOLE_JSON) <= WHOLE_JSON:
         return value
     parts = (at or "").replace("[", ".").replace("]", ".").split(".")  # ``Topics[2].Name``: Topics, Name
-    path = [json_name(part) for part in parts if part and not part.isdigit()]
+    path = [json_key(part) for part in parts if part and not part.isdigit()]
     return _trim(value, path, [SHOWN_NODES], 0)
-
-
-def json_name(name: str) -> str:
-    """A field's key in Kafka's JSON form (the codec's ``json_key``): its first letter lower-cased."""
-    return name[:1].lower() + name[1:]
 
 
 def _json_length(value: Any, limit: int) -> int:

@@ -166,17 +166,23 @@ def load_json(text: str, source: str = "") -> Any:
         value = json.loads(text, parse_int=parse_int)
         if within_depth(value):
             return value
+        deepest = _first_too_deep(text)
     except RecursionError:
-        pass
+        deepest = _first_too_deep(text)
     except ValueError:  # a syntax error; one past the nesting limit is reported as that, as the spec reader does
-        if not any(depth > MAX_DEPTH + 1 for _, depth in _brackets(text, 0)):
+        deepest = _first_too_deep(text)
+        if deepest is None:
             raise
-    deepest = next((offset for offset, depth in _brackets(text, 0) if depth > MAX_DEPTH + 1), None)
     where = ""
     if deepest is not None:
         line = f"line {text.count(chr(10), 0, deepest) + 1}, " if "\n" in text else ""
         where = f" ({line}column {deepest - text.rfind(chr(10), 0, deepest)})"
     raise NestingError(f"{source}JSON nested deeper than {MAX_DEPTH} levels{where}")
+
+
+def _first_too_deep(text: str) -> int | None:
+    """The offset of the first bracket past ``MAX_DEPTH`` (``None`` when none is), strings skipped."""
+    return next((offset for offset, depth in _brackets(text, 0) if depth > MAX_DEPTH + 1), None)
 
 
 def strip_comments(text: str) -> str | None:
