@@ -136,8 +136,8 @@ def kafka_scale_history(work: Path, commits: int = 17_000) -> Path:
 
 
 def bench_audit(repo: Path, work: Path) -> None:
-    from linter.pipeline.audit import run_in_process, units
-    from linter.pipeline.history import extract
+    from linter.audit.history import extract
+    from linter.audit.run import run_in_process, units
 
     started = time.perf_counter()
     history = extract(str(repo))
@@ -165,7 +165,7 @@ def bench_audit(repo: Path, work: Path) -> None:
 
 
 SPARK_FLOOR = """
-from linter.pipeline.spark import session
+from linter.spark.session import session
 spark = session("local[2]")
 spark.sparkContext.parallelize([1], 1).map(lambda x: x + 1).collect()
 spark.stop()

@@ -38,7 +38,7 @@ def loop(corpus: Path, old: Path, new: Path, frames: int) -> tuple[int, float]:
     """Frames replayed and seconds taken by the plain loop over the first ``frames`` frames."""
     import pyarrow.parquet as pq
 
-    from linter.pipeline.replay import SpecTexts, loaded, replay_batch
+    from linter.replay.run import SpecTexts, loaded, replay_batch
 
     old_side, new_side = loaded(SpecTexts.read(old)), loaded(SpecTexts.read(new))
     batches = pq.read_table(corpus).slice(0, frames).to_batches(max_chunksize=10_000)
@@ -64,9 +64,9 @@ def main() -> int:
               file=sys.stderr)
         return 2
 
-    from linter.pipeline.frames import generate
-    from linter.pipeline.replay import replay
-    from linter.pipeline.spark import session
+    from linter.frames.generate import generate
+    from linter.replay.run import replay
+    from linter.spark.session import session
 
     work = Path(tempfile.mkdtemp(prefix="krpc-lint-bench-replay-"))
     try:

@@ -36,9 +36,9 @@ def decode_loop(corpus: Path, codec: object) -> tuple[int, float]:
     """Frames decoded and seconds taken by the floor: split and decode every frame, nothing else."""
     import pyarrow.parquet as pq
 
-    from linter.pipeline.replay_batches import batch_columns
-    from linter.pipeline.replay_decode import Api, Revision
-    from linter.pipeline.replay_frame import split_frame
+    from linter.frames.decode import Api, Revision
+    from linter.replay.batches import batch_columns
+    from linter.replay.frame import split_frame
 
     revision = Revision(codec)  # type: ignore[arg-type]
     batches = pq.read_table(corpus).to_batches(max_chunksize=16384)
@@ -67,12 +67,12 @@ def main() -> int:
         return 2
 
     from linter.codec import Codec
-    from linter.codec.size_whatif import WhatIf
-    from linter.pipeline.frames import generate
-    from linter.pipeline.replay_decode import Revision
-    from linter.pipeline.size_frames import FrameSizer, size_in_process
-    from linter.pipeline.size_run import size_frames
-    from linter.pipeline.spark import session
+    from linter.frames.decode import Revision
+    from linter.frames.generate import generate
+    from linter.size.frames import FrameSizer, size_in_process
+    from linter.size.run import size_frames
+    from linter.size.whatif import WhatIf
+    from linter.spark.session import session
 
     work = Path(tempfile.mkdtemp(prefix="krpc-lint-bench-size-"))
     try:

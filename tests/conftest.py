@@ -50,7 +50,7 @@ def unavailable(reason: str) -> None:
 
 def require_spark() -> None:
     """PySpark (the spark extra) and Java 17+, for the pipeline tests."""
-    from linter.pipeline.spark import SparkUnavailable, require_pyspark
+    from linter.spark.session import SparkUnavailable, require_pyspark
 
     try:
         require_pyspark()
@@ -62,7 +62,7 @@ def require_spark() -> None:
 def spark():
     """One local[2] Spark session for every pipeline test: starting the JVM costs 10-16 s."""
     require_spark()
-    from linter.pipeline.spark import session
+    from linter.spark.session import session
 
     spark = session("local[2]")
     yield spark

@@ -49,10 +49,9 @@ from linter.compat.suggest import Suggestion, suggest
 from linter.engine.config import Config, load_config
 from linter.engine.findings import Finding, Report
 from linter.engine.fixes import unified_diff
-from linter.engine.levels import SEVERITIES
 from linter.engine.runner import lint, select_rules
 from linter.errors import KrpcLintError
-from linter.report.escape import longest_run, markdown_code, markdown_text, printable
+from linter.escape import longest_run, markdown_code, markdown_text, printable
 from linter.report.formats import (
     escape_data,
     render_github,
@@ -63,6 +62,7 @@ from linter.report.formats import (
     summary_line,
     without_commands,
 )
+from linter.vocabulary import SEVERITIES
 
 NO_COMMIT = "0" * 40
 MAX_TABLE_ROWS = 300

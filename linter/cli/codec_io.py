@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, BinaryIO, ParamSpec, TypeVar
 import click
 
 from linter.cli.common import ALLOW_INVALID_HELP, CliError, NonEmptyPath, skipped_line
+from linter.escape import json_safe
 from linter.parse.files import MAX_INPUT_BYTES, InputError, open_regular, read_capped
 from linter.parse.jsonc import NestingError, NumberTooLong, load_json
-from linter.report.escape import json_safe
 
 if TYPE_CHECKING:
     from linter.codec import Codec

@@ -2,7 +2,7 @@
 ``lint`` and ``compat`` both take, the config they run with, text that can always be printed, and the one
 way a report reaches stdout or a file (atomically, only once it exists, never onto an input).
 
-Imports only click, the error base and the escaping of linter.report.escape at start-up, so every
+Imports only click, the error base and the escaping of linter.escape at start-up, so every
 subcommand module uses it without importing ``linter.cli.main``.
 """
 
@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
-from linter.engine.levels import FORMATS, KAFKA_VERSIONS, PROFILES, SEVERITIES
 from linter.errors import WRITE_ERRNOS, KrpcLintError, OutputError, cannot_write
-from linter.report.escape import printable, writable
+from linter.escape import printable, writable
+from linter.vocabulary import FORMATS, KAFKA_VERSIONS, PROFILES, SEVERITIES
 
 if TYPE_CHECKING:
     from linter.engine.config import Config

@@ -16,7 +16,7 @@ from linter.cli.lint_fix import printable_diff
 from linter.compat.compare import CompatResult
 from linter.compat.suggest import Suggestion, suggest
 from linter.engine.fixes import unified_diff, write_atomically
-from linter.report.escape import json_safe, printable
+from linter.escape import json_safe, printable
 
 
 def _explain(suggestions: list[Suggestion]) -> None:

@@ -19,7 +19,7 @@ from linter.cli.common import (
     non_empty,
     refuse_overlap,
 )
-from linter.report.escape import printable
+from linter.escape import printable
 
 if TYPE_CHECKING:
     from linter.compat.conformance import Conformance
@@ -97,7 +97,7 @@ def conformance_command(ctx: click.Context, vendor: str, upstream: str, manifest
     versions it does not declare are listed per API (coverage, not findings).
     """
     from linter.compat.conformance_render import to_markdown, to_report, to_text
-    from linter.report.escape import json_text
+    from linter.escape import json_text
     from linter.report.formats import render_sarif
 
     failing = parse_fail_on(fail_on)

@@ -15,7 +15,7 @@ from linter.engine.fixes import (
     unified_diff,
     write_atomically,
 )
-from linter.report.escape import guard_lines, printable
+from linter.escape import guard_lines, printable
 
 
 def printable_diff(diff: str) -> str:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from linter.report.escape import printable
+from linter.escape import printable
 
 if TYPE_CHECKING:
     from linter.engine.config import Config
@@ -37,8 +37,8 @@ from linter.cli.common import (
     translate,
     write_file,
 )
-from linter.engine.levels import PROFILES
 from linter.errors import KrpcLintError
+from linter.vocabulary import PROFILES
 
 
 class _App(click.Group):
@@ -243,7 +243,7 @@ def rules_group(ctx: click.Context, profile: str | None, fmt: str, config_file: 
 
     rules = [rule for rule in all_rules(load_config_file(config_file)) if profile is None or profile in rule.profiles]
     if fmt == "json":
-        from linter.report.escape import json_text
+        from linter.escape import json_text
 
         click.echo(json_text([_rule_dict(rule) for rule in rules]), nl=False)
     elif sys.stdout.isatty():
@@ -366,9 +366,9 @@ from linter.cli.compat_cmd import changelog_command, compat_command, matrix_comm
 for _command in (compat_command, changelog_command, matrix_command):
     cli.add_command(_command)
 
-# --- audit, replay, frames (linter/cli/pipeline_cmd.py; PySpark only when they run) ----------
+# --- audit, replay, frames (linter/cli/audit_replay_cmd.py; PySpark only when they run) ----------
 
-from linter.cli.pipeline_cmd import audit_command, frames_group, replay_command
+from linter.cli.audit_replay_cmd import audit_command, frames_group, replay_command
 
 for _command in (audit_command, replay_command, frames_group):
     cli.add_command(_command)

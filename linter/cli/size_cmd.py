@@ -1,8 +1,8 @@
 """``krpc-lint size``: the wire-size advisor (KIP-636) — bytes per message version and per field path, and
-what editing the specs would save, counted exactly by encoding both ways (``linter.codec.size``, docs/size.md).
+what editing the specs would save, counted exactly by encoding both ways (``linter.size.measure``, docs/size.md).
 
 Values come from ``--values FILE`` (JSON Lines in Kafka's JSON form, one message per line), from a captured
-frames corpus (``--frames``, ``linter.pipeline.size_frames``: in this process, or on Spark when large) or from
+frames corpus (``--frames``, ``linter.size.frames``: in this process, or on Spark when large) or from
 the seeded generator (``--count N --seed S``). JSON output (``--format json``), a stable contract::
 
     {"messages": [{"name": ..., "version": V, "count": N, "bytes": B,
@@ -12,7 +12,7 @@ the seeded generator (``--count N --seed S``). JSON output (``--format json``), 
 
 ``what_if`` only with ``--tag`` / ``--kip636`` / ``--flexible``; the path ``""`` holds the message's own
 bytes (its top-level tagged-field count). ``--format html``: the same as a page with charts
-(``linter.report.size_html``). Like ``main``, this module imports only click at start-up.
+(``linter.size.html``). Like ``main``, this module imports only click at start-up.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from linter.parse.jsonc import NestingError, NumberTooLong, load_json
 
 if TYPE_CHECKING:
     from linter.codec import Codec
-    from linter.codec.size import Sizes
-    from linter.codec.size_whatif import WhatIf
+    from linter.size.measure import Sizes
+    from linter.size.whatif import WhatIf
 
 MAX_COUNT = 1_000_000
 
@@ -75,8 +75,8 @@ def size_command(specs: str, message: str | None, version: int | None, values_fi
     saving (negative: bytes added).
     """
     from linter.codec import Codec
-    from linter.codec.size import SizeError
-    from linter.codec.size_whatif import WhatIf
+    from linter.size.measure import SizeError
+    from linter.size.whatif import WhatIf
 
     _check_usage(message, version, values_file, frames_path, master, tags)
     if output is not None:
@@ -100,7 +100,7 @@ def size_command(specs: str, message: str | None, version: int | None, values_fi
 
 def _check_usage(message: str | None, version: int | None, values_file: str | None, frames_path: str | None,
                  master: str | None, tags: tuple[str, ...]) -> None:
-    from linter.codec.size import SizeError
+    from linter.size.measure import SizeError
 
     if values_file is not None and frames_path is not None:
         raise SizeError("--values and --frames are two sources of values: give one")
@@ -118,8 +118,8 @@ def _one(codec: Codec, name: str, version: int | None, values_file: str | None, 
          what_if: WhatIf) -> dict[str, Any]:
     import random
 
-    from linter.codec.size import measure, what_if_bytes
     from linter.codec.values import random_value
+    from linter.size.measure import measure, what_if_bytes
 
     version = _version(codec, name, version)
     edited = what_if.codec_for(codec, name, version)
@@ -134,7 +134,7 @@ def _one(codec: Codec, name: str, version: int | None, values_file: str | None, 
 def _streamed(codec: Codec, edited: Codec | None, name: str, version: int, values_file: str) -> dict[str, Any]:
     """``--values``: each line measured (and encoded by the what-if codec) as it is read, so memory does not
     follow the number of lines (a million lines held 547 MB); the figures are those of the whole list."""
-    from linter.codec.size import SizeError, Sizes, measure, what_if_bytes
+    from linter.size.measure import SizeError, Sizes, measure, what_if_bytes
 
     after = [0]
 
@@ -154,10 +154,10 @@ def _streamed(codec: Codec, edited: Codec | None, name: str, version: int, value
 def _frames(codec: Codec, specs: str, frames_path: str, what_if: WhatIf, message: str | None,
             version: int | None, master: str | None, allow_invalid: bool) -> list[dict[str, Any]]:
     """The corpus's messages, by name and version; where it ran on stderr."""
-    from linter.pipeline.size_run import size_frames
+    from linter.size.run import size_frames
 
     if message is not None:  # a version or path the message lacks: refused before any frame is read
-        from linter.codec.size import tag_fields
+        from linter.size.measure import tag_fields
 
         if version is not None:
             _version(codec, message, version)
@@ -172,7 +172,7 @@ def _frames(codec: Codec, specs: str, frames_path: str, what_if: WhatIf, message
 
 def _version(codec: Codec, name: str, version: int | None) -> int:
     """``version`` (default: the highest) checked against the message's versions."""
-    from linter.codec.size import SizeError
+    from linter.size.measure import SizeError
 
     versions = codec.spec(name).versions
     if versions is None or versions.empty:
@@ -195,8 +195,8 @@ def _read_values(codec: Codec, name: str, version: int, path: str) -> Iterator[d
     and field path, a line over MAX_INPUT_BYTES is refused without being held."""
     from linter.cli.codec_batch import bounded_lines
     from linter.codec.errors import CodecError
-    from linter.codec.size import SizeError
     from linter.parse.files import MAX_INPUT_BYTES, open_regular
+    from linter.size.measure import SizeError
 
     stream = open_regular(path)
     try:
@@ -226,7 +226,7 @@ def _read_values(codec: Codec, name: str, version: int, path: str) -> Iterator[d
 
 def _result(codec: Codec, sizes: Sizes, after: int | None) -> dict[str, Any]:
     """One message version in the JSON contract; ``after``: the what-if's bytes, when there is one."""
-    from linter.codec.size import wire_order
+    from linter.size.measure import wire_order
 
     fields = wire_order(codec, sizes.name, sizes.version, sizes.fields)
     result: dict[str, Any] = {"name": sizes.name, "version": sizes.version, "count": sizes.count,
@@ -247,20 +247,20 @@ def _total(results: list[dict[str, Any]], what_if: bool) -> dict[str, Any]:
 
 
 def _json(report: dict[str, Any]) -> str:
-    from linter.report.escape import json_text
+    from linter.escape import json_text
 
     return json_text(report)
 
 
 def _html(report: dict[str, Any], specs: str) -> str:
-    from linter.report.size_html import size_page
+    from linter.size.html import size_page
 
     page: str = size_page(report, specs)
     return page
 
 
 def _text(report: dict[str, Any]) -> str:
-    from linter.report.escape import guard_lines, printable
+    from linter.escape import guard_lines, printable
 
     lines = []
     for result in report["messages"]:

@@ -16,7 +16,7 @@ from linter.compat.conformance import (
     VersionVerdict,
 )
 from linter.engine.findings import Finding, Report
-from linter.report.escape import guard_lines, markdown_code, markdown_text, printable
+from linter.escape import guard_lines, markdown_code, markdown_text, printable
 
 _COLUMNS = ("identical", "compatible", "semantic", "diverges", "vendor-only", "upstream-only")
 

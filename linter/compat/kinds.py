@@ -1,7 +1,7 @@
 """The kinds of change ``krpc-lint compat`` reports, each with its category, and the one table of categories.
 
 A kind is the ``check: {compat: KIND}`` of one built-in rule (``rules/KL10xx-*.yaml``), whose ``category``
-is the kind's (``tests/test_compat_kinds.py`` holds both to it); the comparison records kinds only through
+is the kind's (``tests/compat/test_compat_kinds.py`` holds both to it); the comparison records kinds only through
 these members, so a new kind cannot reach a report without its rule. The categories come in the order every
 output lists them (the gravest first) and carry what each output shows of them: the rule docs' heading, the
 changelog's label, report.html's colour. Text, JSON and SARIF show the name itself.

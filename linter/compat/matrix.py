@@ -42,15 +42,15 @@ from typing import Any
 
 from linter.compat.diff import is_key_record
 from linter.compat.revision import Revision
-from linter.model.spec import MessageSpec
-from linter.model.versions import NONE, Versions
-from linter.report.escape import (
+from linter.escape import (
     guard_lines,
     json_text,
     markdown_code,
     markdown_text,
     printable,
 )
+from linter.model.spec import MessageSpec
+from linter.model.versions import NONE, Versions
 
 NO_COMMON = "NO COMMON VERSION"
 _ABSENT = "-"

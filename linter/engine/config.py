@@ -31,12 +31,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from linter.engine.levels import KAFKA_VERSIONS, PROFILES, SEVERITIES
 from linter.errors import KrpcLintError
 from linter.parse.files import InputError, read_regular
 from linter.parse.globs import glob_matcher
 from linter.parse.jsonc import MAX_DEPTH, conversion_refusal, within_depth
 from linter.parse.linear import NotLinearError
+from linter.vocabulary import KAFKA_VERSIONS, PROFILES, SEVERITIES
 
 CONFIG_BYTES = 1024 * 1024  # a config file is a few lines; more is not a config
 

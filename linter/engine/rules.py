@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any
 from linter.engine.cache import default_cache_dir, read_json, write_json
 from linter.engine.checks import ALIASES, CHECKS, CheckDef, lookup, options_problem
 from linter.engine.declarative import compiled, declarative_runner
-from linter.engine.levels import PROFILES, SEVERITIES, STATUSES
 from linter.engine.patterns import LITERAL_KEYWORDS, compile_linear
 from linter.engine.templates import RuleError, render, template_fields
 from linter.model.targets import TARGETS
 from linter.parse.discovery import files_below
 from linter.parse.files import InputError, read_regular
+from linter.vocabulary import PROFILES, SEVERITIES, STATUSES
 
 if TYPE_CHECKING:
     from linter.engine.config import Config

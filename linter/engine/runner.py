@@ -15,7 +15,6 @@ from linter.engine.config import Config
 from linter.engine.context import DirectoryContext, FileContext, Hit
 from linter.engine.finalize import finish, suppress_inline
 from linter.engine.findings import Finding, Report
-from linter.engine.generator import GeneratorFinder
 from linter.engine.rules import (
     Rule,
     RuleSet,
@@ -24,6 +23,7 @@ from linter.engine.rules import (
     load_pack,
 )
 from linter.errors import KrpcLintError
+from linter.model.generator import GeneratorFinder
 from linter.model.spec import ENTITY_TYPES, LISTENERS
 from linter.model.targets import TARGETS, KafkaTarget, target
 from linter.parse.discovery import siblings, walk
@@ -109,7 +109,7 @@ def configured_target(config: Config) -> KafkaTarget:
 
 class TreeTargets:
     """The target of each linted file: the configured one, extended by the enums of the generator in the file's
-    tree (``linter.engine.generator``); ``notes`` says once per generator where its values came from."""
+    tree (``linter.model.generator``); ``notes`` says once per generator where its values came from."""
 
     def __init__(self, base: KafkaTarget) -> None:
         self.base = base

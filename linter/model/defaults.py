@@ -18,7 +18,7 @@ from linter.model.wire import INTEGERS
 
 # Every pattern here runs with fullmatch and is deterministic: at each choice (an optional part, a repeat, an
 # alternative) the next character decides, so Python's ``re`` never backtracks more than one step
-# (tests/test_linear_patterns.py proves it on the parse tree).
+# (tests/project/test_linear_patterns.py proves it on the parse tree).
 _JAVA_DIGITS = {10: re.compile(r"[+-]?[0-9]+"), 16: re.compile(r"[+-]?[0-9a-fA-F]+")}
 _EXPONENT = r"(?:[eE][+-]?[0-9]+)?"
 _AFTER_DIGIT = rf"[0-9]*(?:\.[0-9]*)?{_EXPONENT}"  # the rest of a decimal after its first digit

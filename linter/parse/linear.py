@@ -2,7 +2,7 @@
 
 Python's ``re`` backtracks: ``^\\s*([+-]?[0-9]+)?\\s*$`` takes seconds on a string of spaces, ``(a+)+$``
 years. Every pattern krpc-lint runs over text it did not write is either compiled here (google-re2, no
-backtracking) or one of the documented linear forms that ``tests/test_linear_patterns.py`` proves.
+backtracking) or one of the documented linear forms that ``tests/project/test_linear_patterns.py`` proves.
 
 RE2 reads UTF-8, so a lone surrogate (a JSON ``"\\ud800"``, an undecodable file-name byte) cannot reach it:
 each is matched as U+FFFD, the replacement character, one code point for one, so every offset a match

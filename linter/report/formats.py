@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from linter.engine.findings import Finding, Report
     from linter.engine.rules import Rule
 
-from linter.engine.levels import FORMATS
-from linter.report.escape import guard_lines, json_text, lead_path, printable
+from linter.escape import guard_lines, json_text, lead_path, printable
+from linter.vocabulary import FORMATS
 
 TOOL_NAME = "krpc-lint"
 INFORMATION_URI = "https://pypi.org/project/krpc-lint/"

@@ -71,7 +71,7 @@ def _fixes_section(rules: list[Rule]) -> list[str]:
         "",
         "- **Never a change to the wire.** A rule is fixable only when its remedy is unique and keeps the bytes of "
         "every version: the codec's layout and default-message bytes are the same before and after "
-        "(`tests/test_fix_fixtures.py` checks it on every fixable rule's fixture and examples). The one exception "
+        "(`tests/engine/test_fix_fixtures.py` checks it on every fixable rule's fixture and examples). The one exception "
         "is KIP-482's draft syntax (KL412), which Kafka's generator always refused, so no version has bytes to "
         "keep. A remedy that needs a decision (which version range, which tag, a new field or a removal) is a "
         "finding without a fix.",

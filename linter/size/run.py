@@ -1,0 +1,57 @@
+"""Where ``krpc-lint size --frames`` sizes a corpus: in this process when it is small, else on Spark, as
+``krpc-lint audit`` decides (``--master`` always runs on Spark). Both run the same ``FrameSizer``."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from linter.codec import Codec
+from linter.frames.decode import Revision
+from linter.replay.batches import SpecTexts
+from linter.size.frames import FrameSizer, Tally, count_frames, size_in_process
+from linter.size.on_spark import size_on_spark
+from linter.size.whatif import WhatIf
+from linter.spark.session import session
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+# At most this many frames, and no --master: sized in this process. There a corpus runs at 15,000 (all
+# distinct) to 85,000 (traffic's repeats) frames/s on one core, while Spark pays ~8 s to start and ~12 s for
+# its first job before its cores help (docs/performance.md, size): on 2 cores in-process wins up to ~400,000
+# distinct frames.
+IN_PROCESS_FRAMES = 250_000
+IN_PROCESS = "in-process"  # the run's master when no Spark ran
+
+
+@dataclass
+class FramesRun:
+    """A sized corpus and where it ran."""
+
+    tally: Tally
+    master: str
+    seconds: float
+
+
+def size_frames(frames_path: str | Path, codec: Codec, specs: str | Path, what_if: WhatIf, *,
+                message: str | None = None, version: int | None = None, master: str | None = None,
+                spark: SparkSession | None = None, allow_invalid: bool = False) -> FramesRun:
+    """Size FRAMES with the specs (``codec`` loaded from ``specs``): in this process when it holds at most
+    ``IN_PROCESS_FRAMES`` frames and neither ``master`` nor ``spark`` is given, else on Spark (``master``,
+    default ``local[*]``)."""
+    frames = count_frames(frames_path)
+    started = time.monotonic()
+    if spark is None and master is None and frames <= IN_PROCESS_FRAMES:
+        tally = size_in_process(frames_path, FrameSizer(Revision(codec), what_if, message, version))
+        return FramesRun(tally, IN_PROCESS, time.monotonic() - started)
+    Revision(codec)  # the header specs are there, before Spark starts
+    spark = spark or session(master)
+    started = time.monotonic()
+    tally = size_on_spark(spark, frames_path, SpecTexts.read(specs, allow_invalid), what_if, message, version)
+    return FramesRun(tally, spark.sparkContext.master, time.monotonic() - started)
+
+
+__all__ = ["IN_PROCESS", "IN_PROCESS_FRAMES", "FramesRun", "size_frames"]
