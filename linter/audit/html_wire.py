@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from linter.compat.witness import excerpt_length
-from linter.report.html_parts import Row, code, compact_versions, escape, plural, when
+from linter.report.html_parts import Row, code, compact_versions, escape, when
+from linter.vocabulary import plural
 
 
 def location(row: Row) -> str:
@@ -68,7 +69,7 @@ def _change(row: Row) -> str:
 
 
 def _byte_count(data: str) -> str:
-    return plural(excerpt_length(data), "byte")  # the message's size, also when its hex is an excerpt
+    return plural(excerpt_length(data), "byte", grouped=True)  # the message's size, also when its hex is an excerpt
 
 
 def _witness(row: Row) -> str:

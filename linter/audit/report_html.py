@@ -23,7 +23,6 @@ from linter.audit.html_wire import (
     location,
     short_id,
 )
-from linter.compat.kinds import Category
 from linter.report.html_charts import Bar, Column, horizontal_bars, stacked_columns
 from linter.report.html_parts import (
     Row,
@@ -38,7 +37,6 @@ from linter.report.html_parts import (
     legend,
     note,
     ordered_categories,
-    plural,
     section,
     shortened,
     swatch,
@@ -46,6 +44,7 @@ from linter.report.html_parts import (
     utc,
     when,
 )
+from linter.vocabulary import Category, plural
 
 # Names the tests and callers import from here.
 __all__ = ["TABLE_LIMIT", "WIRE_COLUMNS", "compact_versions", "render_report", "revision_pairs"]
@@ -275,7 +274,7 @@ def _apis_section(changes: Sequence[Row]) -> str:
     bars = [Bar(name, ((*ON_RELEASED, released[name]), (*ON_UNRELEASED_ONLY, count - released[name])))
             for name, count in ranked]
     rows = [[camel_breakable(name), f"{count:,}", f"{released[name]:,}"] for name, count in ranked]
-    caption = f"The {len(ranked)} of {plural(len(total), 'API')} with the most wire-breaking changes"
+    caption = f"The {len(ranked)} of {plural(len(total), 'API', grouped=True)} with the most wire-breaking changes"
     return section("apis", heading, '<div class="pair">',
                     figure("top-apis", caption, horizontal_bars("top-apis", bars),
                             legend([ON_RELEASED, ON_UNRELEASED_ONLY])),
@@ -307,7 +306,7 @@ def _rule_ranking(anchor: str, what: str, rows: Sequence[Row], kind: str,
     ranking = table(f"{what} per rule", ["Rule", "Name", kind.capitalize(), what.split()[-1].capitalize()],
                     ([code(rule), escape(name), escape(label), f"{count:,}"]
                      for rule, name, label, count in ranked), ["nowrap", "name", "", "num"])
-    caption = f"The {len(ranked)} of {plural(len(totals), 'rule')} with the most {what.lower()}"
+    caption = f"The {len(ranked)} of {plural(len(totals), 'rule', grouped=True)} with the most {what.lower()}"
     return f'{heading}<div class="pair">{figure(anchor, caption, horizontal_bars(anchor, bars))}{ranking}</div>'
 
 
@@ -334,7 +333,7 @@ def _wire_table_section(changes: Sequence[Row]) -> str:
     if not wire:
         return ""
     shown, cut = _capped(wire, "wire-breaking changes", "the <code>changes/</code> dataset")
-    caption = f"{plural(len(wire), 'wire-breaking change')}, those to released versions first, newest first"
+    caption = f"{plural(len(wire), 'wire-breaking change', grouped=True)}, those to released versions first, newest first"
     rows_table = table(caption, [column.header for column in WIRE_COLUMNS],
                    ([column.cell(row) for column in WIRE_COLUMNS] for row in shown),
                    [column.kind for column in WIRE_COLUMNS], [column.width for column in WIRE_COLUMNS])
@@ -351,6 +350,6 @@ def _errors_section(findings: Sequence[Row], changes: Sequence[Row]) -> str:
     shown, cut = _capped(failed, "errors", "the <code>findings/</code> and <code>changes/</code> datasets")
     rows = ([dataset, code(where), breakable(location(row)), escape(shortened(str(row["error"]), 2000))]
             for dataset, where, row in shown)
-    rows_table = table(f"{plural(len(failed), 'row')} that could not be processed",
+    rows_table = table(f"{plural(len(failed), 'row', grouped=True)} that could not be processed",
                    ["Dataset", "Blob or commits", "Path", "Error"], rows, ["", "nowrap", "", "pre"])
     return section("errors", "Errors", cut, rows_table)

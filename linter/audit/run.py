@@ -33,6 +33,7 @@ from linter.audit.history import (
 from linter.parse.discovery import is_spec
 from linter.spark import schema
 from linter.spark.output import atomic_directory, write_parquet
+from linter.vocabulary import tool_version
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -423,8 +424,6 @@ def audit(repo: str, out: str, *, refs: Iterable[str] = (), paths: Iterable[str]
 
 
 def _meta(repo: str, history: History, summary: AuditSummary) -> dict[str, Any]:
-    from linter.report.formats import tool_version
-
     return {"repository": str(Path(repo).resolve()), "refs": ", ".join(history.refs),
             "globs": ", ".join(history.globs_used), "releases": len(history.releases), "pairs": summary.pairs,
             "seconds": summary.seconds, "master": summary.master, "krpc_lint": tool_version()}

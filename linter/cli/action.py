@@ -62,7 +62,7 @@ from linter.report.formats import (
     summary_line,
     without_commands,
 )
-from linter.vocabulary import SEVERITIES
+from linter.vocabulary import SEVERITIES, plural
 
 NO_COMMIT = "0" * 40
 MAX_TABLE_ROWS = 300
@@ -210,7 +210,7 @@ def elsewhere_line(count: int) -> str:
     """The summary's line about the findings ``lint-scope: changed`` leaves out."""
     if not count:
         return "No lint findings in files this change does not touch."
-    return (f"{count} more lint finding{'' if count == 1 else 's'} in files this change does not touch "
+    return (f"{plural(count, 'more lint finding')} in files this change does not touch "
             "(lint-scope: all shows them).")
 
 

@@ -19,7 +19,7 @@ import click
 
 from linter.errors import WRITE_ERRNOS, KrpcLintError, OutputError, cannot_write
 from linter.escape import printable, writable
-from linter.vocabulary import FORMATS, KAFKA_VERSIONS, PROFILES, SEVERITIES
+from linter.vocabulary import FORMATS, KAFKA_VERSIONS, PROFILES, SEVERITIES, plural
 
 if TYPE_CHECKING:
     from linter.engine.config import Config
@@ -266,7 +266,7 @@ def skipped_line(files: Iterable[str], shown: int = 5) -> str:
     """The one stderr line that says which spec files ``--allow-invalid`` left out."""
     names = [os.path.basename(file) for file in files]
     more = f" and {len(names) - shown} more" if len(names) > shown else ""
-    return printable(f"krpc-lint: skipped {len(names)} spec file{'s' if len(names) != 1 else ''} with errors "
+    return printable(f"krpc-lint: skipped {plural(len(names), 'spec file')} with errors "
                      f"(--allow-invalid): {', '.join(names[:shown])}{more}")
 
 

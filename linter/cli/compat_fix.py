@@ -17,6 +17,7 @@ from linter.compat.compare import CompatResult
 from linter.compat.suggest import Suggestion, suggest
 from linter.engine.fixes import unified_diff, write_atomically
 from linter.escape import json_safe, printable
+from linter.vocabulary import plural
 
 
 def _explain(suggestions: list[Suggestion]) -> None:
@@ -91,9 +92,9 @@ def _summary(suggestions: list[Suggestion], verb: str, written: int | None = Non
     fixable = sum(1 for s in suggestions if s.fixable)
     blocked = sum(1 for s in suggestions if s.blocked)
     files = fixable if written is None else written
-    text = f"krpc-lint: {verb} edits to {files} file{'' if files == 1 else 's'}"
+    text = f"krpc-lint: {verb} edits to {plural(files, 'file')}"
     if blocked:
-        text += f"; {blocked} message{'' if blocked == 1 else 's'} need{'s' if blocked == 1 else ''} a hand-made " \
+        text += f"; {plural(blocked, 'message')} need{'s' if blocked == 1 else ''} a hand-made " \
                 "edit (explained above)"
     click.echo(text if suggestions else "krpc-lint: no released wire break: nothing to suggest", err=True)
 
@@ -104,7 +105,7 @@ def fixable_hint(result: CompatResult) -> str:
     fixable = sum(1 for suggestion in suggest(result) if suggestion.fixable)
     if not fixable:
         return ""
-    return (f"{fixable} file{'' if fixable == 1 else 's'} can keep the released bytes and take the change in a new "
+    return (f"{plural(fixable, 'file')} can keep the released bytes and take the change in a new "
             "version: `--suggest` shows the edit, `--fix` writes it")
 
 

@@ -16,6 +16,7 @@ from linter.engine.fixes import (
     write_atomically,
 )
 from linter.escape import guard_lines, printable
+from linter.vocabulary import plural
 
 
 def printable_diff(diff: str) -> str:
@@ -61,6 +62,5 @@ def apply_fixes(report: Report, files: list[str]) -> int:
             click.echo(f"krpc-lint: {printable(file)}: not fixed: {printable(str(exc.strerror or exc))}", err=True)
             continue
         fixed, files_fixed = fixed + applied, files_fixed + 1
-    click.echo(f"krpc-lint: fixed {fixed} finding{'' if fixed == 1 else 's'} in {files_fixed} "
-               f"file{'' if files_fixed == 1 else 's'}", err=True)
+    click.echo(f"krpc-lint: fixed {plural(fixed, 'finding')} in {plural(files_fixed, 'file')}", err=True)
     return fixed

@@ -54,7 +54,7 @@ class _App(click.Group):
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    from linter.report.formats import tool_version
+    from linter.vocabulary import tool_version
 
     click.echo(f"krpc-lint {tool_version()}")
     ctx.exit()

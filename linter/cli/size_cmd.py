@@ -31,6 +31,7 @@ from linter.cli.common import (
     skipped_line,
 )
 from linter.parse.jsonc import NestingError, NumberTooLong, load_json
+from linter.vocabulary import plural
 
 if TYPE_CHECKING:
     from linter.codec import Codec
@@ -276,7 +277,7 @@ def _text(report: dict[str, Any]) -> str:
             saved = what_if["saved"]
             lines.append(f"  what-if: {what_if['bytes']} bytes ({_change(saved)} bytes)")
     total = report["total"]
-    line = f"Total: {total['bytes']} bytes in {total['count']} message{'' if total['count'] == 1 else 's'}"
+    line = f"Total: {total['bytes']} bytes in {plural(total['count'], 'message')}"
     if "what_if" in total:
         line += f"; what-if: {total['what_if']['bytes']} bytes ({_change(total['what_if']['saved'])} bytes)"
     return guard_lines("\n".join([*lines, line]) + "\n")  # a name never starts a line a CI runner acts on

@@ -9,8 +9,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from linter.compat.kinds import VERDICTS, Category, ChangeKind
+from linter.compat.kinds import ChangeKind
 from linter.parse.jsonc import JsonPath
+from linter.vocabulary import VERDICTS, Category
 
 
 @dataclass(frozen=True)

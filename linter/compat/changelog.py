@@ -15,11 +15,12 @@ from typing import Any
 from linter.compat.change import version_ranges
 from linter.compat.compare import CompatResult, PairResult, compare
 from linter.compat.diff import MessageDiff
-from linter.compat.kinds import Category, ChangeKind
+from linter.compat.kinds import ChangeKind
 from linter.compat.layout import LayoutBuilder, LayoutError
 from linter.compat.revision import Revision
 from linter.escape import guard_lines, json_safe, markdown_text
 from linter.model.spec import COORDINATOR_TYPES, MessageSpec
+from linter.vocabulary import Category
 
 # How the evolution inside the new revision (version v-1 -> v) reads in a changelog.
 _EVOLUTION = {

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from linter.codec.errors import CodecError
 from linter.compat.change import Change, Witness
 from linter.compat.diff import MessageDiff, reuse_message
-from linter.compat.kinds import Category, ChangeKind
+from linter.compat.kinds import ChangeKind
 from linter.compat.layout import MAX_DEPTH, LayoutBuilder, LayoutError
 from linter.compat.revision import Revision
 from linter.compat.witness import HEADER_NAMES, CrossCodec, Headers, attribute, cause_of
@@ -23,6 +23,7 @@ from linter.model.registry import MAX_STRUCT_NESTING, StructRegistry
 from linter.model.spec import MessageSpec
 from linter.model.traits import version_boundaries
 from linter.model.versions import NONE, shown
+from linter.vocabulary import Category
 
 DEFAULT_CROSS_CHECK = 4  # values per direction per changed version: enough to catch a slip, pre-commit fast
 WITNESS_ATTEMPTS = 64  # values per direction tried before a wire break is declared unproven

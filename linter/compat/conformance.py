@@ -27,9 +27,10 @@ from typing import Any
 from linter.compat.change import Change
 from linter.compat.changelog import Changelog
 from linter.compat.compare import CompatResult, PairResult, compare
-from linter.compat.kinds import Category, ChangeKind
+from linter.compat.kinds import ChangeKind
 from linter.compat.revision import Revision
 from linter.model.spec import MessageSpec
+from linter.vocabulary import Category
 
 IDENTICAL, COMPATIBLE, SEMANTIC, DIVERGES, VENDOR_ONLY = "identical", "compatible", "semantic", "diverges", "vendor-only"
 #: Every verdict, in the order outputs list them (mildest first; ``vendor-only`` last, as it is coverage).

@@ -15,46 +15,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Self
 
-
-class Category(StrEnum):
-    """A compat verdict, or one of the two rows that are not verdicts (``input``, ``ERROR``)."""
-
-    heading: str  # the section title in docs/rules.md
-    label: str  # the few words of the changelog
-    colour: str  # report.html's swatches and bars: Okabe–Ito and Tol, told apart with colour-vision deficiencies
-
-    WIRE_BREAKING = "WIRE_BREAKING", "Compatibility: wire-breaking", "wire-breaking", "#D55E00"
-    NULLABILITY_WIDENED = ("NULLABILITY_WIDENED", "Compatibility: nullability widened", "nullability widened",
-                           "#56B4E9")
-    NULLABILITY_NARROWED = ("NULLABILITY_NARROWED", "Compatibility: nullability narrowed", "nullability narrowed",
-                            "#0072B2")
-    DEFAULT_CHANGED = "DEFAULT_CHANGED", "Compatibility: default changed", "default changed", "#F0E442"
-    VERSION_DROPPED = "VERSION_DROPPED", "Compatibility: versions dropped", "versions dropped", "#CC79A7"
-    MAX_VERSION_LOWERED = ("MAX_VERSION_LOWERED", "Compatibility: maximum version lowered", "versions retracted",
-                           "#E69F00")
-    TAG_REMOVED = "TAG_REMOVED", "Compatibility: tag removed", "tag removed", "#882255"
-    SOURCE_ONLY = "SOURCE_ONLY", "Compatibility: source-only changes", "source only", "#999999"
-    SAFE = "SAFE", "Compatibility: safe changes", "safe", "#009E73"
-    ERROR = "ERROR", "", "error", "#332288"  # a pair the audit or changelog could not compare
-    INPUT = "input", "Compatibility: input", "input", "#DDCC77"  # a revision of a spec cannot be read (KL1091)
-
-    def __new__(cls, value: str, heading: str, label: str, colour: str) -> Self:
-        member = str.__new__(cls, value)
-        member._value_ = value
-        member.heading, member.label, member.colour = heading, label, colour
-        return member
-
-    @classmethod
-    def known(cls, name: str | None) -> Category | None:
-        """The category named ``name`` (a finding's or a row's text), or ``None`` for any other text."""
-        return _BY_NAME.get(name or "")
-
-
-_BY_NAME = {category.value: category for category in Category}
-#: The verdicts, gravest first: the first one a message's changes have is its verdict (``change.primary``).
-VERDICTS = tuple(category for category in Category if category not in (Category.ERROR, Category.INPUT))
-#: Rule-doc headings by category name, for ``linter.report.rules_doc``.
-CATEGORY_HEADINGS = {category.value: category.heading for category in Category if category.heading}
+from linter.vocabulary import Category
 
 _WIRE, _SOURCE, _SAFE = Category.WIRE_BREAKING, Category.SOURCE_ONLY, Category.SAFE
 

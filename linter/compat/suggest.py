@@ -22,7 +22,6 @@ from dataclasses import dataclass, field, replace
 
 from linter.compat.compare import CompatResult, PairResult, unbuildable
 from linter.compat.diff import compare_messages, is_key_record
-from linter.compat.kinds import Category
 from linter.compat.layout import LayoutBuilder, LayoutError
 from linter.compat.suggest_text import (
     copied_value,
@@ -37,6 +36,7 @@ from linter.model.spec import FieldSpec, MessageSpec
 from linter.model.versions import NONE, SHORT_MAX, Versions
 from linter.parse.document import SpecDocument, read_document
 from linter.parse.jsonc import JsonPath
+from linter.vocabulary import Category
 
 __all__ = ["Suggestion", "suggest"]
 

@@ -28,7 +28,7 @@ from linter.model.spec import ENTITY_TYPES, LISTENERS
 from linter.model.targets import TARGETS, KafkaTarget, target
 from linter.parse.discovery import siblings, walk
 from linter.parse.document import load_document, read_document
-from linter.report.formats import plural
+from linter.vocabulary import plural
 
 
 class UsageError(KrpcLintError, ValueError):

@@ -17,9 +17,8 @@ if TYPE_CHECKING:
     from linter.engine.rules import Rule
 
 from linter.escape import guard_lines, json_text, lead_path, printable
-from linter.vocabulary import FORMATS
+from linter.vocabulary import FORMATS, TOOL_NAME, plural, tool_version
 
-TOOL_NAME = "krpc-lint"
 INFORMATION_URI = "https://pypi.org/project/krpc-lint/"
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -31,20 +30,8 @@ COMPAT_KEYS = ("message_name", "versions", "released", "witness")  # krpc-lint c
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 _GITHUB_COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
-_PLURAL = {"error": "errors", "warning": "warnings", "info": "infos", "file": "files",
-           "other JSON file": "other JSON files"}
 # Characters XML 1.0 cannot carry at all, even escaped.
 _XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def tool_version() -> str:
-    """The installed distribution's version, or 0.0.0 when running from a bare checkout."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(TOOL_NAME)
-    except PackageNotFoundError:
-        return "0.0.0"
 
 
 def render(report: Report, fmt: str, *, color: bool = False, rules: dict[str, Rule] | None = None,
@@ -70,11 +57,6 @@ def rule_label(finding: Finding) -> str:
     """``KL301 [field-name-pattern]``: the rule as findings name it in text, github and junit (a rule pack's ids
     and names are as untrusted as a spec: callers escape the label for their format)."""
     return f"{finding.rule} [{finding.name}]" if finding.name else finding.rule
-
-
-def plural(count: int, word: str) -> str:
-    """``1 file``, ``2 files``: the counts of every summary line."""
-    return f"{count} {word if count == 1 else _PLURAL[word]}"
 
 
 def summary_line(report: Report) -> str:

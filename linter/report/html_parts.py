@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from linter.compat.change import version_ranges
-from linter.compat.kinds import Category
+from linter.vocabulary import Category
 
 Row = Mapping[str, Any]
 
@@ -60,10 +60,6 @@ def format_fact(value: Any) -> str:
     if isinstance(value, datetime):
         return when(value)
     return "none" if value is None else str(value)
-
-
-def plural(count: int, word: str) -> str:
-    return f"{count:,} {word}" + ("" if count == 1 else "s")
 
 
 def shortened(text: str, limit: int) -> str:

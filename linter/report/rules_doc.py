@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from linter.compat.kinds import CATEGORY_HEADINGS
 from linter.engine.rules import Example, Rule
 from linter.engine.runner import all_rules
+from linter.vocabulary import CATEGORY_HEADINGS
 
 _CATEGORY_TITLES = {
     "syntax": "Syntax", "structure": "Structure", "versions": "Versions", "fields": "Fields and types",

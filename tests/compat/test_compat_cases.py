@@ -13,8 +13,8 @@ from linter.codec import Codec
 from linter.codec.errors import DecodeError
 from linter.compat.compare import compare
 from linter.compat.diff import primary
-from linter.compat.kinds import Category
 from linter.compat.revision import Revision
+from linter.vocabulary import Category
 
 CASES_DIR = shared_path() / "compat-cases"
 

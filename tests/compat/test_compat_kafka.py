@@ -11,9 +11,9 @@ from test_compat_cases import assert_reproduces
 
 from linter.compat.compare import CompatResult, _header_specs, compare
 from linter.compat.diff import MessageDiff
-from linter.compat.kinds import Category
 from linter.compat.sources import read_revision
 from linter.compat.witness import CrossCodec, Headers
+from linter.vocabulary import Category
 
 _RESULTS: dict[tuple[str, str], CompatResult] = {}
 

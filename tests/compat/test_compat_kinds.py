@@ -13,10 +13,11 @@ from conftest import REPO_ROOT
 
 from linter.compat.compare import CompatResult, PairResult
 from linter.compat.diff import Change
-from linter.compat.kinds import VERDICTS, Category, ChangeKind
+from linter.compat.kinds import ChangeKind
 from linter.compat.report import UnknownChange, to_report
 from linter.compat.revision import Revision
 from linter.engine.rules import Rule, builtin_pack_dir, load_pack
+from linter.vocabulary import VERDICTS, Category
 
 _RECORDING = ("record", "of", "Change")
 

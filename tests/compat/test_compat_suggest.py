@@ -24,7 +24,7 @@ from test_compat_properties import MUTATIONS, PROPERTY
 from linter.cli.main import cli
 from linter.compat.api import compare_result
 from linter.compat.compare import CompatResult, compare
-from linter.compat.kinds import Category, ChangeKind
+from linter.compat.kinds import ChangeKind
 from linter.compat.layout import LayoutBuilder
 from linter.compat.revision import Revision
 from linter.compat.suggest import Suggestion, suggest
@@ -33,6 +33,7 @@ from linter.engine.context import FileContext
 from linter.engine.runner import lint_texts
 from linter.model.spec import MessageSpec
 from linter.parse.document import read_document
+from linter.vocabulary import Category
 
 # Wire breaks Kafka's format cannot move into a new version: one type and one tag per field in all versions,
 # one field order, open-ended taggedVersions and flexibleVersions, the apiKey naming the API, and headers.

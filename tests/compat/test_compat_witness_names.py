@@ -15,11 +15,11 @@ from conftest import REPO_ROOT, require_shared, shared_path
 
 from linter.compat.api import compare_result
 from linter.compat.compare import CompatResult
-from linter.compat.kinds import Category
 from linter.compat.report import to_report
 from linter.compat.revision import Revision
 from linter.compat.witness import Cause, explain
 from linter.report.formats import render_text
+from linter.vocabulary import Category
 
 FIXTURES = REPO_ROOT / "fixtures" / "compat"
 DEMO = FIXTURES / "demo"
