@@ -32,7 +32,7 @@ CLI = [sys.executable, "-m", "linter.cli.main"]
 
 
 def json_floor(*dirs: Path) -> None:
-    from linter.parse.jsonc import strip_comments
+    from linter.parse.scanner import strip_comments
 
     for directory in dirs:
         for path in sorted(directory.rglob("*.json")):
@@ -54,7 +54,7 @@ def compat(old: Path, new: Path, **options) -> int:
 
 def planted(new: Path, into: Path) -> tuple[Path, int]:
     """A copy of NEW whose requests each lose their last top-level field: a released wire break in each."""
-    from linter.parse.jsonc import strip_comments
+    from linter.parse.scanner import strip_comments
 
     copy = into / new.name
     shutil.copytree(new, copy)

@@ -27,14 +27,14 @@ DEFAULT_DIR = ROOT.parent / "shared" / "kafka-specs" / "trunk-2024-10"
 
 FLOOR_SNIPPET = """
 import json, sys, pathlib
-from linter.parse.jsonc import strip_comments
+from linter.parse.scanner import strip_comments
 for path in sorted(pathlib.Path(sys.argv[1]).rglob("*.json")):
     json.loads(strip_comments(path.read_text(encoding="utf-8")))
 """
 
 
 def floor(files: list[Path]) -> None:
-    from linter.parse.jsonc import strip_comments
+    from linter.parse.scanner import strip_comments
 
     for path in files:
         json.loads(strip_comments(path.read_text(encoding="utf-8")))

@@ -16,8 +16,8 @@ import click
 
 from linter.cli.common import ALLOW_INVALID_HELP, CliError, NonEmptyPath, skipped_line
 from linter.escape import json_safe
+from linter.parse.bounded_json import NestingError, NumberTooLong, load_json
 from linter.parse.files import MAX_INPUT_BYTES, InputError, open_regular, read_capped
-from linter.parse.jsonc import NestingError, NumberTooLong, load_json
 
 if TYPE_CHECKING:
     from linter.codec import Codec

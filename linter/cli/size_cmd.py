@@ -30,7 +30,7 @@ from linter.cli.common import (
     refuse_overlap,
     skipped_line,
 )
-from linter.parse.jsonc import NestingError, NumberTooLong, load_json
+from linter.parse.bounded_json import NestingError, NumberTooLong, load_json
 from linter.vocabulary import plural
 
 if TYPE_CHECKING:

@@ -12,7 +12,8 @@ import json
 from linter.engine.findings import Edit
 from linter.engine.fixes import apply_edits, member_removal, value_edit
 from linter.parse.document import SpecDocument
-from linter.parse.jsonc import JsonPath, value_end
+from linter.parse.jsonc import JsonPath
+from linter.parse.scanner import value_end
 
 __all__ = ["copied_value", "element_removal", "field_insertion", "set_member"]
 

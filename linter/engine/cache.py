@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linter.engine.findings import Edit, Finding
-from linter.parse.jsonc import load_json
+from linter.parse.bounded_json import load_json
 
 if TYPE_CHECKING:  # the rules' loader imports this module for its cache directory and files
     from linter.engine.rules import RuleSet

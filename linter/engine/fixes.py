@@ -18,7 +18,8 @@ from collections.abc import Iterable
 from linter.engine.findings import Edit, Finding
 from linter.parse.document import SpecDocument
 from linter.parse.files import replace_file
-from linter.parse.jsonc import JsonPath, tokens, value_end
+from linter.parse.jsonc import JsonPath
+from linter.parse.scanner import tokens, value_end
 
 __all__ = ["apply_edits", "fixed_text", "git_quoted", "key_edit", "member_removal", "planned_edits", "unified_diff",
            "value_edit", "write_atomically"]

@@ -15,9 +15,10 @@ from pathlib import Path
 
 from linter.engine.findings import Finding
 from linter.errors import KrpcLintError
+from linter.parse.bounded_json import NestingError, NumberTooLong, load_json
 from linter.parse.files import InputError, read_regular
-from linter.parse.jsonc import NestingError, NumberTooLong, load_json, tokens
 from linter.parse.linear import linear
+from linter.parse.scanner import tokens
 
 # Found by RE2 (a comment is input: with re, "krpc-lint:ignore[" repeated without a "]" took quadratic time); the
 # blanks are those of re's \s. The reason is the rest of the comment.

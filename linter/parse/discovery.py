@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from linter.parse.bounded_json import MAX_DEPTH
 from linter.parse.files import InputError, read_regular
-from linter.parse.jsonc import MAX_DEPTH
 
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", "build", ".tox"})
 _SNIFF_BYTES = 64 * 1024  # enough to see the top-level keys of any real spec (Kafka's largest: ~30 KB)

@@ -16,25 +16,19 @@ strings, leading zeros, trailing tokens). Duplicate keys are accepted, the last 
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from bisect import bisect_right
-from collections.abc import Iterator
 from typing import Any, NoReturn
 
 from linter.errors import KrpcLintError
+from linter.parse.bounded_json import MAX_DEPTH, within_depth
+from linter.parse.scanner import match_end, strip_comments
 
 JsonPath = tuple[str | int, ...]  # keys and indexes from the root to a value
 
 # Jackson ends a // comment at CR or LF and rejects control characters (but tab) in comments.
 _CTRL = "\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f"
-# Every pattern below runs over untrusted text, so none may backtrack: a run of ordinary characters is
-# one possessive character-class loop (no state kept per character: a 15 MB string costs no memory),
-# and a comment's end is found with str.find, never by a pattern that could retry from every "/*".
-_SPECIAL = re.compile(r'["/]')
-_STRING_BODY = re.compile(r'[^"\\\n]*+(?:\\.[^"\\\n]*+)*+')  # up to the closing quote, or the line's end
-_EOL = re.compile(r"[\r\n]")
 # Text the fast path leaves to the positional parser: lone CRs (line ends for comments but not
 # for our line splitting) and control characters (Jackson rejects them in comments too).
 _LONE_CR = re.compile(r"\r(?!\n)")
@@ -43,191 +37,6 @@ _CONTROL_CHAR = re.compile(f"[{_CTRL}]")
 
 def _needs_careful_read(text: str) -> bool:
     return ("\r" in text and _LONE_CR.search(text) is not None) or _CONTROL_CHAR.search(text) is not None
-
-
-def tokens(text: str) -> Iterator[tuple[str, int, int]]:
-    """Each string and comment of a JSON-with-comments text, in order, as ``(kind, start, end)``: kind is
-    ``string``, ``comment``, ``open-string`` (no closing quote on its line) or ``open-comment`` (a ``/*``
-    never closed, which ends the scan). Linear in the text: every character is looked at a bounded
-    number of times, whatever the text holds."""
-    pos, size, find = 0, len(text), text.find
-    while True:
-        special = _SPECIAL.search(text, pos)
-        if special is None:
-            return
-        start = special.start()
-        if text[start] == '"':
-            body = _STRING_BODY.match(text, start + 1)
-            assert body is not None  # a possessive loop matches, if only the empty string
-            end = body.end()
-            if end < size and text[end] == '"':
-                yield "string", start, end + 1
-                pos = end + 1
-            else:
-                yield "open-string", start, end
-                pos = end
-        elif text.startswith("//", start):
-            line_end = _EOL.search(text, start)
-            pos = size if line_end is None else line_end.start()
-            yield "comment", start, pos
-        elif text.startswith("/*", start):
-            close = find("*/", start + 2)
-            if close < 0:
-                yield "open-comment", start, size
-                return
-            pos = close + 2
-            yield "comment", start, pos
-        else:
-            pos = start + 1
-
-
-_STRUCTURAL = re.compile(r'[\[\]{}"/]')
-_SCALAR_END = re.compile(r'[^,\]}\s/]*+')
-
-
-def value_end(text: str, start: int) -> int:
-    """The offset just past the JSON value that starts at ``start`` of a well-formed JSON-with-comments text
-    (as the positional parser recorded it): where a fix inserts after it or cuts it out. Linear: brackets are
-    counted and strings and comments skipped, each character looked at a bounded number of times."""
-    if text.startswith('"', start):
-        return _end(_STRING_BODY.match(text, start + 1)) + 1
-    if not text.startswith(("{", "["), start):
-        return _end(_SCALAR_END.match(text, start))
-    return next((offset + 1 for offset, depth in _brackets(text, start) if depth == 0), len(text))
-
-
-def _brackets(text: str, pos: int) -> Iterator[tuple[int, int]]:
-    """Each bracket from ``pos`` on, as (its offset, the depth after it: an opening bracket adds one, a closing
-    one takes one away), strings and comments skipped. Linear: each character is looked at a bounded number
-    of times."""
-    depth = 0
-    while True:
-        found = _STRUCTURAL.search(text, pos)
-        if found is None:
-            return
-        ch, pos = found.group(), found.start()
-        if ch == '"':
-            pos = _end(_STRING_BODY.match(text, pos + 1)) + 1
-        elif ch == "/":
-            if text.startswith("//", pos):
-                line_end = _EOL.search(text, pos)
-                pos = len(text) if line_end is None else line_end.start()
-            else:
-                close = text.find("*/", pos + 2)
-                pos = len(text) if close < 0 else close + 2
-        else:
-            depth += 1 if ch in "[{" else -1
-            yield pos, depth
-            pos += 1
-
-
-class NestingError(KrpcLintError, ValueError):
-    """A JSON document nested deeper than ``MAX_DEPTH``; the message names the file and where."""
-
-
-class NumberTooLong(KrpcLintError, ValueError):
-    """An integer of more digits than are ever converted; the message names the file and the length."""
-
-
-MAX_INT_DIGITS = 4_300  # Python's own conversion limit: no real value (Kafka's widest is 20 digits) comes near
-
-
-def bounded_int(digits: str, source: str = "") -> int:
-    """``int(digits)`` for a JSON integer, refused by its length before any conversion (converting a string of
-    n digits costs n squared, and Python stops at 4,300 with advice meant for programmers)."""
-    count = len(digits) - digits.startswith("-")
-    if count > MAX_INT_DIGITS:
-        raise NumberTooLong(f"{source}a number of {count:,} digits; at most {MAX_INT_DIGITS:,} are read")
-    return int(digits)
-
-
-def conversion_refusal(exc: ValueError) -> str:
-    """Python's refusal to convert a digit string longer than ``MAX_INT_DIGITS`` (raised inside readers that give
-    no hook before converting: tomllib, ruamel), in the words of ``bounded_int``; any other message as it is."""
-    text = str(exc)
-    if "integer string conversion" not in text:
-        return text
-    count = text.partition("value has ")[2].split(" ", 1)[0]
-    return f"a number of {int(count):,} digits; at most {MAX_INT_DIGITS:,} are read" if count.isdigit() else text
-
-
-def load_json(text: str, source: str = "") -> Any:
-    """``json.loads`` of a strict JSON document (a baseline, a cache, a line of JSON Lines) within the one
-    nesting limit, ``MAX_DEPTH``, that the JSON-with-comments reader applies to specs: a document nested
-    deeper is ``NestingError`` naming ``source`` and the line and column of the first bracket too deep, never a
-    ``RecursionError``. The C decoder stops by itself at Python's recursion limit (about 1,000 levels, at the
-    cost of reading that far), and a value it returns is walked without recursion (``within_depth``), so the
-    common case costs two passes in C and one over the containers; the bracket scan that says where runs only
-    for a document refused. Other syntax errors are ``json.loads``'s ``ValueError``."""
-    parse_int = functools.partial(bounded_int, source=source)
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
-        return json.loads(text, parse_int=parse_int)  # too few brackets to nest that deep (every real file)
-    try:
-        value = json.loads(text, parse_int=parse_int)
-        if within_depth(value):
-            return value
-        deepest = _first_too_deep(text)
-    except RecursionError:
-        deepest = _first_too_deep(text)
-    except ValueError:  # a syntax error; one past the nesting limit is reported as that, as the spec reader does
-        deepest = _first_too_deep(text)
-        if deepest is None:
-            raise
-    where = ""
-    if deepest is not None:
-        line = f"line {text.count(chr(10), 0, deepest) + 1}, " if "\n" in text else ""
-        where = f" ({line}column {deepest - text.rfind(chr(10), 0, deepest)})"
-    raise NestingError(f"{source}JSON nested deeper than {MAX_DEPTH} levels{where}")
-
-
-def _first_too_deep(text: str) -> int | None:
-    """The offset of the first bracket past ``MAX_DEPTH`` (``None`` when none is), strings skipped."""
-    return next((offset for offset, depth in _brackets(text, 0) if depth > MAX_DEPTH + 1), None)
-
-
-def strip_comments(text: str) -> str | None:
-    """The text with each comment blanked to a space; ``None`` when a string or comment is left open (the
-    positional parser then explains it). Strings cannot span lines in valid JSON, so without block
-    comments only the lines holding a '/' are scanned; the usual one, a comment owning the rest of its
-    line, is cut without a scan. (Public: the benches' floor, ``json.loads`` of the blanked text, uses it too.)"""
-    if "/" not in text:
-        return text
-    if "/*" in text:
-        return _blank_comments(text)
-    out = []
-    find, start = text.find, 0
-    slash = find("/")
-    while slash >= 0:
-        line_start = text.rfind("\n", 0, slash) + 1
-        line_end = find("\n", slash)
-        if line_end < 0:
-            line_end = len(text)
-        out.append(text[start:line_start])
-        before = text[line_start:slash]
-        if '"' not in before and text.startswith("//", slash):
-            out.append(before)
-        else:
-            line = _blank_comments(text[line_start:line_end])
-            if line is None:
-                return None
-            out.append(line)
-        start = line_end
-        slash = find("/", line_end)
-    out.append(text[start:])
-    return "".join(out)
-
-
-def _blank_comments(text: str) -> str | None:
-    out, done = [], 0
-    for kind, start, end in tokens(text):
-        if kind == "comment":
-            out.append(text[done:start])
-            out.append(" ")
-            done = end
-        elif kind != "string":
-            return None
-    out.append(text[done:])
-    return "".join(out)
 
 
 class JsonSyntaxError(KrpcLintError):
@@ -278,37 +87,16 @@ def fast_load(text: str) -> Any | None:
     return value if within_depth(value) else None
 
 
-def within_depth(value: Any) -> bool:
-    """Whether no value lies deeper than MAX_DEPTH, the positional parser's limit: the two readers give
-    one verdict (the C decoder's own limit is Python's recursion limit, far deeper)."""
-    if type(value) is not dict and type(value) is not list:
-        return True
-    stack = [(value, 0)]
-    while stack:
-        container, depth = stack.pop()
-        children = container.values() if type(container) is dict else container
-        if children and depth >= MAX_DEPTH:
-            return False
-        stack.extend((child, depth + 1) for child in children if type(child) is dict or type(child) is list)
-    return True
-
-
 # ---------------------------------------------------------------------------------------
 # Positional parser
 
+# As the scanner's (linter.parse.scanner), these patterns never backtrack: possessive loops, comment ends by str.find.
 _WHITESPACE = re.compile(r"[ \t\r\n]*+")
 _LINE_COMMENT = re.compile(rf"//[^\r\n{_CTRL}]*+")
 _BLOCK_COMMENT_BODY = re.compile(rf"[^{_CTRL}]*+")  # checked up to the "*/" that str.find located
 _STRING = re.compile(r'"([^"\\\x00-\x1f]*+(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*+)*+)"')
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
-MAX_DEPTH = 200  # values nested deeper are a syntax finding, on both paths
-
-
-def _end(match: re.Match[str] | None) -> int:
-    """Where a pattern that always matches (a possessive loop, if only over nothing) stopped."""
-    assert match is not None
-    return match.end()
 
 
 def _describe(ch: str) -> str:
@@ -431,25 +219,25 @@ class PositionalParser:
     def _skip(self) -> None:
         """Past whitespace and comments; linear: each comment's end is found with str.find."""
         text, size = self.text, len(self.text)
-        blank = _WHITESPACE.match(text, self.pos)  # inline, not _end(): this runs once per token
+        blank = _WHITESPACE.match(text, self.pos)  # inline, not match_end(): this runs once per token
         assert blank is not None
         pos = blank.end()
         while pos < size and text[pos] == "/":
             if text.startswith("//", pos):
-                end = _end(_LINE_COMMENT.match(text, pos))
+                end = match_end(_LINE_COMMENT.match(text, pos))
                 if end < size and text[end] not in "\r\n":
                     raise JsonSyntaxError(end, "control character in a comment")
             elif text.startswith("/*", pos):
                 close = text.find("*/", pos + 2)
                 if close < 0:
                     raise JsonSyntaxError(pos, "unterminated block comment")
-                bad = _end(_BLOCK_COMMENT_BODY.match(text, pos + 2, close))
+                bad = match_end(_BLOCK_COMMENT_BODY.match(text, pos + 2, close))
                 if bad < close:
                     raise JsonSyntaxError(bad, "control character in a comment")
                 end = close + 2
             else:
                 raise JsonSyntaxError(pos, "unexpected '/': comments start with // or /*")
-            pos = _end(_WHITESPACE.match(text, end))
+            pos = match_end(_WHITESPACE.match(text, end))
         self.pos = pos
 
     def _value(self, node: int, depth: int) -> Any:

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from linter.errors import KrpcLintError
-from linter.parse.jsonc import MAX_DEPTH, conversion_refusal, within_depth
+from linter.parse.bounded_json import MAX_DEPTH, conversion_refusal, within_depth
 
 MAX_NODES = 100_000  # expanded nodes; a real config or rule has a few hundred
 

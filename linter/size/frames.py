@@ -33,7 +33,7 @@ from linter.frames.corpus import INPUT_COLUMNS, spark_files
 from linter.frames.decode import Api, Revision
 from linter.frames.errors import PipelineInputError
 from linter.frames.generate import JSON_SUFFIXES, REQUEST
-from linter.parse.jsonc import load_json
+from linter.parse.bounded_json import load_json
 from linter.replay.batches import batch_columns
 from linter.replay.frame import BadFrame, split_frame
 from linter.size.measure import Sizes, measure, what_if_bytes

@@ -52,16 +52,16 @@ ONE_POSITION_METHODS = {"match", "fullmatch"}
 
 # (file, pattern) -> (form, why it is there). A new regular expression goes through linear() or gets a line here.
 DOCUMENTED: dict[tuple[str, str | bytes], tuple[str, str]] = {
-    # the JSON-with-comments reader (parse/jsonc.py): possessive scanners at the reader's position
-    ("linter/parse/jsonc.py", r'["/]'): ("bounded", "the next quote or slash"),
-    ("linter/parse/jsonc.py", r'[^"\\\n]*+(?:\\.[^"\\\n]*+)*+'): ("one-position", "a string's body"),
-    ("linter/parse/jsonc.py", r"[\r\n]"): ("bounded", "line ends"),
+    # the JSON-with-comments reader (parse/jsonc.py, parse/scanner.py): possessive scanners at the reader's position
+    ("linter/parse/scanner.py", r'["/]'): ("bounded", "the next quote or slash"),
+    ("linter/parse/scanner.py", r'[^"\\\n]*+(?:\\.[^"\\\n]*+)*+'): ("one-position", "a string's body"),
+    ("linter/parse/scanner.py", r"[\r\n]"): ("bounded", "line ends"),
     ("linter/parse/jsonc.py", f"[{_CTRL}]"): ("bounded", "control characters"),
     ("linter/parse/jsonc.py", rf"//[^\r\n{_CTRL}]*+"): ("one-position", "a line comment"),
     ("linter/parse/jsonc.py", rf"[^{_CTRL}]*+"): ("one-position", "a block comment's body"),
     ("linter/parse/jsonc.py", r"\r(?!\n)"): ("bounded", "a lone CR"),
-    ("linter/parse/jsonc.py", r'[\[\]{}"/]'): ("bounded", "structural characters"),
-    ("linter/parse/jsonc.py", r'[^,\]}\s/]*+'): ("one-position", "a scalar's end"),
+    ("linter/parse/scanner.py", r'[\[\]{}"/]'): ("bounded", "structural characters"),
+    ("linter/parse/scanner.py", r'[^,\]}\s/]*+'): ("one-position", "a scalar's end"),
     ("linter/parse/jsonc.py", r"[ \t\r\n]*+"): ("one-position", "blanks"),
     ("linter/parse/jsonc.py", r'"([^"\\\x00-\x1f]*+(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*+)*+)"'):
         ("one-position", "a strict JSON string"),

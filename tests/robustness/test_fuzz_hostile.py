@@ -75,14 +75,14 @@ from linter.engine.runner import (
     lint_texts,
     select_rules,
 )
+from linter.parse.bounded_json import MAX_DEPTH
 from linter.parse.document import read_document
 from linter.parse.jsonc import (
-    MAX_DEPTH,
     JsonSyntaxError,
     PositionalParser,
     fast_load,
-    tokens,
 )
+from linter.parse.scanner import tokens
 from linter.report.formats import render
 from linter.vocabulary import FORMATS, PROFILES, SEVERITIES
 

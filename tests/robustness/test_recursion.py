@@ -22,18 +22,18 @@ import pytest
 from conftest import REPO_ROOT
 from test_hostile import Outcome, run_bounded
 
+from linter.parse.bounded_json import MAX_DEPTH, NestingError, load_json
 from linter.parse.discovery import MAX_DIR_DEPTH, TooDeep, files_below
-from linter.parse.jsonc import MAX_DEPTH, NestingError, load_json
 
 PACKAGE = REPO_ROOT / "linter"
 
 # The bounds every allowed cycle relies on.
-SPEC = "depth <= the spec's JSON nesting, at most 200 (parse.jsonc.MAX_DEPTH, both readers)"
+SPEC = "depth <= the spec's JSON nesting, at most 200 (parse.bounded_json.MAX_DEPTH, both readers)"
 STRUCTS = ("depth <= the struct levels below the message, at most 64 (model.registry.MAX_STRUCT_NESTING, counted "
            "without recursion through inline and common structs alike, which can name one another with no JSON "
            "nesting), refused before any walk: the codec's compiler (SpecError), compat (KL1091), lint (KL654); "
            "a struct that contains itself is refused first (KL654; the codec's compiler, compat's layout)")
-PACK = "depth <= 200: a rule pack's YAML nesting (parse.yamlfile.load_yaml, parse.jsonc.MAX_DEPTH)"
+PACK = "depth <= 200: a rule pack's YAML nesting (parse.yamlfile.load_yaml, parse.bounded_json.MAX_DEPTH)"
 
 ALLOWED: dict[tuple[str, frozenset[str]], str] = {
     ("linter.parse.jsonc", frozenset({"PositionalParser._array", "PositionalParser._object",
