@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from linter.compat.witness import excerpt_length
+from linter.compat.witness_excerpt import excerpt_length
 from linter.report.html_parts import Row, code, compact_versions, escape, when
 from linter.vocabulary import plural
 

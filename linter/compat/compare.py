@@ -17,7 +17,8 @@ from linter.compat.diff import MessageDiff, reuse_message
 from linter.compat.kinds import ChangeKind
 from linter.compat.layout import MAX_DEPTH, LayoutBuilder, LayoutError
 from linter.compat.revision import Revision
-from linter.compat.witness import HEADER_NAMES, CrossCodec, Headers, attribute, cause_of
+from linter.compat.witness import HEADER_NAMES, CrossCodec, Headers, attribute
+from linter.compat.witness_cause import cause_of
 from linter.model.defaults import DefaultError, parse_default
 from linter.model.registry import MAX_STRUCT_NESTING, StructRegistry
 from linter.model.spec import MessageSpec

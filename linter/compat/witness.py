@@ -12,58 +12,31 @@ non-flexible version inlines are flattened), and every tagged field the writer a
 must read back the same wherever the reader knows that field. A tag the reader does not know
 is skipped, as Kafka skips it: that loss is what ``tag-removed`` reports.
 
-The first field read differently is often not the one that changed (a retyped field upsets the
-fields after it), so a finding's witness also names its cause: ``attribute`` words every witness
-in one place, ``explain``.
-
-A witness stays small whatever the message (a spec of thousands of fields has thousands of findings,
-each with a witness): up to ``WHOLE_BYTES`` the hex is the whole message; beyond, ``excerpt`` shows
-``WINDOW`` bytes either side of the first byte at which the two revisions' encodings of the value
-part (and of the byte where reading failed), with ``… N bytes …`` for the rest, and the decoded values
-are ``trimmed`` to ``SHOWN_NODES`` members around the first field read differently.
+The first field read differently is often not the one that changed, so a finding's witness also names its
+cause (``attribute``, worded by ``witness_cause.explain``); a long message's witness shows an excerpt of its
+bytes and values (``witness_excerpt``).
 """
 
 from __future__ import annotations
 
 import random
-import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from linter.codec.codec import Codec
-from linter.codec.compiler import FieldPlan, StructPlan, json_key
+from linter.codec.compiler import FieldPlan, StructPlan
 from linter.codec.errors import CodecError, DecodeError
 from linter.codec.values import identical, random_value
-from linter.compat.change import Change, Witness
-from linter.compat.kinds import ChangeKind
-from linter.compat.layout import MAX_DEPTH
-from linter.model.spec import FieldSpec, MessageSpec
+from linter.compat.change import Witness
+from linter.compat.witness_cause import Cause, explain
+from linter.compat.witness_excerpt import WHOLE_BYTES, excerpt, parting, trimmed
+from linter.model.spec import MessageSpec
 from linter.model.traits import header_version
-from linter.parse.jsonc import JsonPath
 
 Flat = tuple[list[tuple[str, Any]], dict[str, tuple[bool, Any]]]
 
-WHOLE_BYTES = 512  # a message up to this size is shown whole (hex); larger ones as an excerpt
-WINDOW = 64  # bytes shown either side of the offset where the revisions part
-WHOLE_JSON = 4096  # a decoded value whose JSON is up to this long is shown whole
-SHOWN_NODES = 32  # members (fields, elements) shown of a larger decoded value
-SHOWN_CHARS = 64  # a longer string (or key) of a larger decoded value is cut
-
-
 HEADER_NAMES = ("RequestHeader", "ResponseHeader")
-# changes that move no later bytes: a tag's value is self-delimited, an apiKey is not in the body
-_NOT_SHIFTING = frozenset({ChangeKind.TAG_REUSED, ChangeKind.TAG_RENUMBERED, ChangeKind.TAGGED_FIELD_RETYPED,
-                           ChangeKind.API_KEY_CHANGED, ChangeKind.API_KEY_REUSED})
-
-
-@dataclass(frozen=True)
-class Cause:
-    """The change a witness proves, so that its text names it and not only the first field it upsets."""
-
-    field: str  # the field path as witnesses write it (``Topics[].Name``), or the spec key (``flexibleVersions``)
-    change: str  # the change in a few words, naming ``field``: ``MaxWaitMs int64 -> int32``
-    shifts: bool = True  # a body layout change: the bytes after it are read at other offsets
 
 
 @dataclass(frozen=True)
@@ -99,21 +72,6 @@ class Proof(Witness):
         return out
 
 
-def explain(observed: str, at: str | None, detail: str, cause: Cause | None) -> str:
-    """The one place a witness is worded: the change that causes it, then where the bytes first read
-    differently (the codec's account alone when the cause is unknown, as for a cross-check)."""
-    if cause is None:
-        return observed
-    if not at:
-        return f"{cause.change}{' shifts the bytes' if cause.shifts else ''}: {observed}"
-    plain = re.sub(r"\[\d+\]", "[]", at)
-    if plain == cause.field:
-        return f"{cause.change}; the first field read differently is {at} itself: {detail}"
-    inside = plain.startswith((cause.field + ".", cause.field + "[]"))
-    shift = " shifts the bytes" if cause.shifts and not inside else ""
-    return f"{cause.change}{shift}; the first field read differently is {at}: {detail}"
-
-
 def attribute(witness: Witness | None, cause: Cause | None) -> Witness | None:
     """The witness of one finding: a search's witness is shared by the changes at its version, so the
     cause is attached per finding, and the text is worded again from the codec's account."""
@@ -136,243 +94,6 @@ def as_proof(witness: Witness) -> Proof:
                     decoded_new=trimmed(witness.decoded_new))
         return Proof(**kept, observed=witness.error or witness.reason, length=length, offset=0)
     return Proof(**kept, observed=witness.error or witness.reason, length=length)
-
-
-def excerpt(data: bytes, offset: int, also: int | None = None) -> str:
-    """``data`` as hex: whole up to ``WHOLE_BYTES``, else ``WINDOW`` bytes either side of ``offset`` (and of
-    ``also``, where reading failed) with ``… N bytes …`` for each run left out.
-
-    >>> excerpt(bytes(range(4)), 2)
-    '00010203'
-    >>> shown = excerpt(bytes(1000), 500)
-    >>> shown.startswith("… 436 bytes …") and shown.endswith("… 435 bytes …"), len(shown.replace("0", ""))
-    (True, 26)
-    """
-    if len(data) <= WHOLE_BYTES:
-        return data.hex()
-    spans: list[tuple[int, int]] = []
-    for centre in sorted({min(max(point, 0), len(data)) for point in (offset, also) if point is not None}):
-        start, end = max(centre - WINDOW, 0), min(centre + WINDOW + 1, len(data))
-        if spans and start <= spans[-1][1]:
-            spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
-        else:
-            spans.append((start, end))
-    out, at = [], 0
-    for start, end in spans:
-        if start > at:
-            out.append(f"… {start - at} bytes …")
-        out.append(data[start:end].hex())
-        at = end
-    if at < len(data):
-        out.append(f"… {len(data) - at} bytes …")
-    return "".join(out)
-
-
-def excerpt_length(shown: str) -> int:
-    """The size in bytes of the message an ``excerpt`` shows: its hex digits and the runs it left out.
-
-    >>> excerpt_length(excerpt(bytes(1000), 500)), excerpt_length("0a0b")
-    (1000, 2)
-    """
-    total = 0
-    for index, part in enumerate(shown.split("…")):
-        if index % 2:  # " N bytes " between two ellipses
-            count = part.strip().partition(" ")[0]
-            total += int(count) if count.isdigit() and len(count) < 20 else 0
-        else:
-            total += len(part) // 2
-    return total
-
-
-def parting(ours: bytes, theirs: bytes | None) -> int | None:
-    """The first byte at which two encodings differ (``None`` when they do not, or there is no second).
-
-    >>> parting(b"abcd", b"abXd"), parting(b"ab", b"abc"), parting(b"ab", b"ab")
-    (2, 2, None)
-    """
-    if theirs is None or ours == theirs:
-        return None
-    low, high = 0, min(len(ours), len(theirs))  # the common prefix is [0, low): halved, in C-speed compares
-    while low < high:
-        middle = (low + high + 1) // 2
-        if ours[low:middle] == theirs[low:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
-def trimmed(value: Any, at: str | None = None) -> Any:
-    """A decoded value as a witness shows it: whole when its JSON is short (``WHOLE_JSON``), else at most
-    ``SHOWN_NODES`` members, the fields on the way to ``at`` (a field path) first, strings and keys cut to
-    ``SHOWN_CHARS``, and what is left out counted (``"…": "1968 more fields"``, ``"… 998 more elements"``)."""
-    if value is None or _json_length(value, WHOLE_JSON) <= WHOLE_JSON:
-        return value
-    parts = (at or "").replace("[", ".").replace("]", ".").split(".")  # ``Topics[2].Name``: Topics, Name
-    path = [json_key(part) for part in parts if part and not part.isdigit()]
-    return _trim(value, path, [SHOWN_NODES], 0)
-
-
-def _json_length(value: Any, limit: int) -> int:
-    """About how long ``value``'s JSON is, counted no further than just past ``limit`` (no recursion)."""
-    total, stack = 0, [value]
-    while stack and total <= limit:
-        item = stack.pop()
-        if isinstance(item, dict):
-            total += 2 + sum(len(str(key)) + 4 for key in item)
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            total += 2 + len(item)
-            stack.extend(item)
-        else:
-            total += len(str(item)) + 2
-    return total
-
-
-def _cut(text: str) -> str:
-    return text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS]}… ({len(text)} characters)"
-
-
-def _trim(value: Any, path: list[str], budget: list[int], depth: int) -> Any:
-    """``trimmed``'s walk; ``depth`` is bounded by the codec's nesting (``MAX_DEPTH``), cut there anyway."""
-    if isinstance(value, str):
-        return _cut(value)
-    if depth > MAX_DEPTH and isinstance(value, dict | list):
-        return "…"
-    if isinstance(value, dict):
-        wanted = path[0] if path else None
-        out: dict[str, Any] = {}
-        if wanted is not None and wanted in value:  # the way to the first field read differently, whatever the budget
-            budget[0] -= 1
-            out[_cut(wanted)] = _trim(value[wanted], path[1:], budget, depth + 1)
-        left = 0
-        for key, item in value.items():
-            if key == wanted:
-                continue
-            if budget[0] <= 0:
-                left += 1
-                continue
-            budget[0] -= 1
-            out[_cut(str(key))] = _trim(item, [], budget, depth + 1)
-        if left:
-            out["…"] = f"{left} more field{'s' if left != 1 else ''}"
-        return out
-    if isinstance(value, list):
-        items: list[Any] = []
-        for index, item in enumerate(value):
-            if budget[0] <= 0 and index:
-                items.append(f"… {len(value) - index} more element{'s' if len(value) - index != 1 else ''}")
-                break
-            budget[0] -= 1
-            items.append(_trim(item, path, budget, depth + 1))
-        return items
-    return value
-
-
-def cause_of(change: Change, old: MessageSpec | None, new: MessageSpec | None) -> Cause | None:
-    """What a finding is about, from where it points (``json_path``) and its message; ``None`` when it
-    points nowhere (a cross-check divergence: its cause is what is unknown)."""
-    spec = old if change.side == "old" else new
-    if not change.json_path or spec is None:
-        return None
-    candidates = list(field_paths(spec, change.json_path)) or [str(change.json_path[0])]
-    named = [c for c in candidates if _mentions(change.message, c)]
-    field = (named or candidates)[0]
-    words = summary(change.message, field)
-    if field not in words:
-        words = f"{words} ({field})"
-    return Cause(field, words, change.rule not in _NOT_SHIFTING)
-
-
-def _mentions(message: str, name: str) -> bool:
-    """Whether ``message`` names ``name`` as a whole field path (not inside a longer name or path): string
-    searches, no pattern compiled per name (a change of 20,000 fields has 20,000 names)."""
-    start = message.find(name)
-    while start >= 0:
-        before = message[start - 1:start]
-        after = message[start + len(name):start + len(name) + 1]
-        if not (before and (before.isalnum() or before in "_.[]")) and not (after and (after.isalnum() or after in "_[")):
-            return True
-        start = message.find(name, start + 1)
-    return False
-
-
-def summary(message: str, field: str) -> str:
-    """A finding's message in a few words: ``F: a -> b`` as ``F a -> b``; the explanation after ``; `` or
-    ``: `` and a closing parenthesis are left to the finding (``fields reordered: A, B -> B, A`` stays)."""
-    if message.startswith(field + ": "):
-        message = f"{field} {message[len(field) + 2:]}"
-    head, _, tail = message.split("; ")[0].partition(": ")
-    if " -> " not in head and " -> " in tail.split(": ")[0]:
-        head = f"{head}: {tail.split(': ')[0]}"
-    return re.sub(r" \([^()]*\)$", "", head)
-
-
-def field_paths(spec: MessageSpec, json_path: JsonPath, budget: int = 10_000) -> Iterator[str]:
-    """The field ``json_path`` points into, named as witnesses name fields (``Topics[].Name``): one name
-    per use of the common struct it may lie in. The path is followed by index (one field per level), and
-    where a common struct is used is worked out once per spec (``common_uses``), so a change of many
-    fields costs what its fields cost, not their square."""
-    if json_path[:1] != ("commonStructs",):
-        yield from _names_on_path(spec.struct.fields, json_path)
-        return
-    index = json_path[1] if len(json_path) > 1 else None
-    if type(index) is not int or not 0 <= index < len(spec.common_structs):
-        return
-    struct = spec.common_structs[index]
-    inner = list(_names_on_path(struct.fields, json_path))
-    prefixes = common_uses(spec, budget).get(struct.name or "", [])
-    yield from (prefix + name for prefix in prefixes for name in inner) if prefixes else inner
-
-
-def _names_on_path(specs: tuple[FieldSpec, ...], json_path: JsonPath) -> Iterator[str]:
-    """The deepest field of ``specs`` (and of the inline structs below) that ``json_path`` goes through."""
-    prefix, found = "", None
-    for _ in range(MAX_DEPTH):
-        if not specs:
-            break
-        base = specs[0].path[:-1]
-        index = json_path[len(base)] if len(json_path) > len(base) and tuple(json_path[:len(base)]) == base else None
-        if type(index) is not int or not 0 <= index < len(specs) or specs[index].path != (*base, index):
-            break
-        field = specs[index]
-        found = prefix + (field.name or "?")
-        prefix = found + ("[]." if field.type is not None and field.type.is_array else ".")
-        specs = field.fields
-    if found is not None:
-        yield found
-
-
-_USES: dict[int, tuple[MessageSpec, dict[str, list[str]]]] = {}  # id(spec) -> (the spec, its common_uses)
-
-
-def common_uses(spec: MessageSpec, budget: int = 10_000) -> dict[str, list[str]]:
-    """Where each common struct is used, as name prefixes (``Topics[].``), worked out once per spec (a
-    compare asks for every finding): common structs entered once per branch (no cycles); ``MAX_DEPTH`` and
-    ``budget`` (fields visited) bound what a hostile spec costs."""
-    cached = _USES.get(id(spec))
-    if cached is not None and cached[0] is spec:
-        return cached[1]
-    commons = {struct.name: struct for struct in spec.common_structs}
-    uses: dict[str, list[str]] = {}
-    stack: list[tuple[tuple[FieldSpec, ...], str, frozenset[str]]] = [(spec.struct.fields, "", frozenset())]
-    while stack and budget > 0:
-        specs, prefix, entered = stack.pop()
-        for field in specs:
-            budget -= 1
-            if budget < 0 or prefix.count(".") > MAX_DEPTH:
-                break
-            kind = field.type
-            below = prefix + (field.name or "?") + ("[]." if kind is not None and kind.is_array else ".")
-            if not field.fields and kind is not None and kind.name in commons and kind.name not in entered:
-                uses.setdefault(kind.name, []).append(below)
-                stack.append((commons[kind.name].fields, below, entered | {kind.name}))
-            elif field.fields:
-                stack.append((field.fields, below, entered))
-    if len(_USES) >= 32:
-        _USES.clear()
-    _USES[id(spec)] = (spec, uses)
-    return uses
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from linter.compat.api import compare_result
 from linter.compat.compare import CompatResult
 from linter.compat.report import to_report
 from linter.compat.revision import Revision
-from linter.compat.witness import Cause, explain
+from linter.compat.witness_cause import Cause, explain
 from linter.report.formats import render_text
 from linter.vocabulary import Category
 

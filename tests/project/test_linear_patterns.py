@@ -105,8 +105,8 @@ DOCUMENTED: dict[tuple[str, str | bytes], tuple[str, str]] = {
         ("bounded", "what JSON leaves raw"),
     ("linter/parse/yamlfile.py", importlib.import_module("linter.parse.yamlfile")._FLOW_SIGNIFICANT.pattern):
         ("bounded", "YAML's flow and quoting indicators"),
-    ("linter/compat/witness.py", r"\[\d+\]"): ("guarded-run", "array indices in a path"),
-    ("linter/compat/witness.py", r" \([^()]*\)$"): ("guarded-run", "a closing parenthesis"),
+    ("linter/compat/witness_cause.py", r"\[\d+\]"): ("guarded-run", "array indices in a path"),
+    ("linter/compat/witness_cause.py", r" \([^()]*\)$"): ("guarded-run", "a closing parenthesis"),
     ("linter/compat/sources.py", rb"([0-9a-f]{40,64}) ([a-z]{1,16}) ([0-9]{1,20})\n?"): ("one-position", "git cat-file"),
 }
 

@@ -270,7 +270,7 @@ def test_an_excerpt_still_tells_the_messages_size(size: int) -> None:
     """The audit's report shows a witness's size from its hex alone (its Parquet rows carry no length): the
     excerpt's digits and the runs it left out add up to the message, wherever it parts."""
     from linter.audit.html_wire import _byte_count
-    from linter.compat.witness import excerpt, excerpt_length
+    from linter.compat.witness_excerpt import excerpt, excerpt_length
 
     data = bytes(range(256)) * (size // 256) + bytes(size % 256)
     for offset in (0, size // 3, size - 1, size):

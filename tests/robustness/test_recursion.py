@@ -76,7 +76,7 @@ ALLOWED: dict[tuple[str, frozenset[str]], str] = {
     ("linter.compat.suggest", frozenset({"_kept", "_nested", "_struct"})): STRUCTS,
     ("linter.compat.witness", frozenset({"_leaf", "flatten"})): STRUCTS,
     ("linter.compat.witness", frozenset({"Comparison._values", "Comparison.divergence"})): STRUCTS,
-    ("linter.compat.witness", frozenset({"_trim"})): "depth <= compat.layout.MAX_DEPTH: _trim cuts there",
+    ("linter.compat.witness_excerpt", frozenset({"_trim"})): "depth <= compat.layout.MAX_DEPTH: _trim cuts there",
     ("linter.frames.values", frozenset({"Traffic.array", "Traffic.shape", "Traffic.slot",
                                                 "Traffic.struct"})): STRUCTS,
     ("linter.frames.decode", frozenset({"_types.tree"})): STRUCTS,
