@@ -26,27 +26,31 @@ Keys (yamllint/ruff/buf users will recognise them)::
 
 from __future__ import annotations
 
+import json
 import tomllib
+from collections import deque
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from linter.errors import KrpcLintError
-from linter.parse.bounded_json import MAX_DEPTH, conversion_refusal, within_depth
+from linter.parse.jsonc import MAX_DEPTH, conversion_refusal, within_depth
 from linter.parse.files import InputError, read_regular
 from linter.parse.globs import glob_matcher
 from linter.parse.linear import NotLinearError
-from linter.vocabulary import KAFKA_VERSIONS, PROFILES, SEVERITIES
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
 
 CONFIG_BYTES = 1024 * 1024  # a config file is a few lines; more is not a config
 
 CONFIG_FILES = (".krpc-lint.yaml", ".krpc-lint.yml", "pyproject.toml")
-_KEYS = {"conformance", "profile", "kafka-version", "include", "select", "ignore", "severity", "fail-on", "exclude", "rule-packs",
-         "baseline", "per-path", "preview", "file-naming", "entity-types", "listeners"}
-_PER_PATH_KEYS = {"paths", "ignore", "severity", "file-naming"}
 # How spec files are named (KL752): "infer" (the default) expects the convention every file of a directory
-# follows, Kafka's where they follow none or disagree.
+# follows, Kafka's where they follow none or disagree. The schema's enums say the same (a test holds them equal).
 FILE_NAMINGS = ("kafka", "snake_case", "any", "infer")
+SCHEMA_RESOURCE = "config.schema.json"  # every key's shape, and the words of its error (x-message)
 
 
 class ConfigError(KrpcLintError, ValueError):
@@ -166,16 +170,6 @@ def _matches(path: str, patterns: tuple[str, ...]) -> bool:
     return matches(Path(path).as_posix())
 
 
-def _globs(value: Any, key: str, file: Path) -> tuple[str, ...]:
-    """Glob patterns (``exclude``, ``include``, ``per-path.paths``), refused now when they cannot be matched."""
-    globs = _strings(value, key, file)
-    try:
-        glob_matcher(globs, anywhere=True)
-    except NotLinearError as exc:
-        raise ConfigError(f"{file}: {key}: globs that cannot be matched ({exc})") from None
-    return globs
-
-
 def _shown(patterns: tuple[str, ...]) -> str:
     text = ", ".join(patterns)
     return repr(text if len(text) <= 60 else text[:57] + "...")
@@ -265,102 +259,134 @@ def _read(file: Path) -> dict[str, Any]:
     return data
 
 
-def _strings(value: Any, key: str, file: Path) -> tuple[str, ...]:
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    raise ConfigError(f"{file}: {key} must be a list of strings")
+@lru_cache(maxsize=1)
+def config_schema() -> dict[str, Any]:
+    """The JSON Schema of a config mapping (``linter/engine/config.schema.json``), its properties in the order
+    they are checked."""
+    schema: dict[str, Any] = json.loads(
+        resources.files("linter.engine").joinpath(SCHEMA_RESOURCE).read_text(encoding="utf-8"))
+    return schema
 
 
-def _file_naming(value: Any, key: str, file: Path) -> str:
-    if not isinstance(value, str) or value not in FILE_NAMINGS:
-        raise ConfigError(f"{file}: {key} must be one of {', '.join(FILE_NAMINGS)}")
-    return value
+def _as_read(data: dict[str, Any]) -> dict[str, Any]:
+    """YAML and TOML read ``kafka-version: 3.7`` as a number: the config means the release named so."""
+    version = data.get("kafka-version")
+    if isinstance(version, (int, float)) and not isinstance(version, bool):
+        return {**data, "kafka-version": str(version)}
+    return data
 
 
-def _names(value: Any, key: str, file: Path) -> tuple[str, ...]:
-    """A list of enum names (``entity-types``, ``listeners``): strings of letters, digits, ``_`` and ``-``."""
-    if not isinstance(value, list) or any(
-            not isinstance(name, str) or not name or not all(c.isascii() and (c.isalnum() or c in "_-") for c in name)
-            for name in value):
-        raise ConfigError(f"{file}: {key} must be a list of names such as \"streamId\"")
-    return tuple(value)
+def _validated(data: dict[str, Any], file: Path) -> dict[str, Any]:
+    """``data`` when the schema accepts it, else ``ConfigError`` naming the first problem. The compiled schema
+    answers (RE2 patterns, as declarative rules'); jsonschema, slower to import, explains a refusal only."""
+    import fastjsonschema
+
+    from linter.engine.declarative import compiled
+
+    try:
+        compiled(json.dumps(config_schema()))(data)
+    except fastjsonschema.JsonSchemaException:
+        raise ConfigError(f"{file}: {_first_problem(data)}") from None
+    return data
 
 
-def _severities(value: Any, key: str, file: Path) -> dict[str, str]:
-    if not isinstance(value, dict) or any(not isinstance(v, str) or v not in SEVERITIES for v in value.values()):
-        raise ConfigError(f"{file}: {key} maps rule ids or names to one of {', '.join(SEVERITIES)}")
-    return {str(k): v for k, v in value.items()}
+def _first_problem(data: dict[str, Any]) -> str:
+    """The problem a reader meets first: a table's own (its kind, a missing or unknown key) before its values',
+    values in the schema's order of keys, list items by index."""
+    from jsonschema import Draft202012Validator
+
+    return min(_placed(error) for error in Draft202012Validator(config_schema()).iter_errors(data))[1]
+
+
+def _placed(error: ValidationError) -> tuple[tuple[int, ...], str]:
+    """Where ``error`` comes in the reading order, and its message: the ``x-message`` of the deepest schema node
+    on the error's way that has one, after that node's key (``per-path.ignore``, ``per-path[1]``)."""
+    path, steps = list(error.absolute_path), deque(error.absolute_schema_path)
+    keyword = steps.pop()
+    node, order, (message, depth, placed) = _walk(path, steps, (str(error.message), len(path), len(path)))
+    if keyword == "additionalProperties" and node.get("additionalProperties") is False:
+        known = sorted(node.get("properties", {}))
+        instance: Any = error.instance  # the table
+        unknown = sorted(str(key) for key in instance if key not in known)  # a YAML key may be a number or null
+        where = _key_name(path)
+        return (*order, -1), f"{where}{': ' if where else ''}unknown key(s) {', '.join(unknown)} (known: {', '.join(known)})"
+    return (*order[:placed], -2), f"{_key_name(path[:depth])} {message}"
+
+
+def _walk(path: list[Any], steps: deque[Any], said: tuple[str, int, int]) -> tuple[Any, list[int], tuple[str, int, int]]:
+    """The schema node at the end of ``steps``, the position of each key or item on the way (its index among the
+    node's properties, or in the list), and the last ``x-message`` met with the depth and position it was met at
+    (``said`` when none is)."""
+    node: Any = config_schema()  # a dict, reached through str and int steps
+    depth, order = 0, []
+    while steps:
+        step = steps.popleft()
+        if step == "properties":
+            name = steps.popleft()
+            order.append(list(node["properties"]).index(name))
+            node, depth = node["properties"][name], depth + 1
+        elif step in ("items", "additionalProperties"):
+            index = path[depth] if depth < len(path) else None  # jsonschema leaves a None key out of the path
+            order.append(index if isinstance(index, int) else 0)
+            node, depth = node[step], depth + 1
+        else:  # if, then, else, not; anyOf and allOf with their branch
+            node = node[step][steps.popleft()] if step in ("anyOf", "allOf", "oneOf") else node[step]
+        if "x-message" in node:
+            said = (node["x-message"], depth, len(order))
+    return node, order, said
+
+
+def _key_name(path: list[Any]) -> str:
+    """A key as messages name it: ``severity``, ``per-path[1]`` for a table of a list, ``per-path.ignore`` for a key
+    inside one (the index of the table left out, as always)."""
+    name = ".".join(str(part) for part in path if not isinstance(part, int))
+    return f"{name}[{path[-1]}]" if path and isinstance(path[-1], int) else name
 
 
 def _from_mapping(data: dict[str, Any], file: Path) -> Config:
-    unknown = sorted(str(key) for key in data if key not in _KEYS)  # a YAML key may be a number or null
-    if unknown:
-        raise ConfigError(f"{file}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_KEYS))})")
-    profile = data.get("profile", "recommended")
-    if not isinstance(profile, str) or profile not in PROFILES:
-        raise ConfigError(f"{file}: profile must be one of {', '.join(PROFILES)}")
-    fail_on = data.get("fail-on", "error")
-    if not isinstance(fail_on, str) or fail_on not in SEVERITIES:
-        raise ConfigError(f"{file}: fail-on must be one of {', '.join(SEVERITIES)}")
-    kafka_version = data.get("kafka-version")
-    if isinstance(kafka_version, (dict, list, bool)):
-        raise ConfigError(f"{file}: kafka-version must be one of {', '.join(KAFKA_VERSIONS)}")
-    if kafka_version is not None:
-        kafka_version = str(kafka_version)
-        if kafka_version not in KAFKA_VERSIONS:
-            raise ConfigError(f"{file}: kafka-version must be one of {', '.join(KAFKA_VERSIONS)}")
+    """A config mapping as ``Config``: its shape checked by ``config.schema.json`` first, so what follows only
+    converts (and compiles the globs, which no schema can judge)."""
+    data = _validated(_as_read(data), file)
+    select, ignore, severity = _listed(data.get("select")), _listed(data.get("ignore")), data.get("severity", {})
     base = file.parent
-    overrides = []
-    per_path = data.get("per-path") or []
-    if not isinstance(per_path, list):
-        raise ConfigError(f"{file}: per-path must be a list of tables, each with paths")
-    for index, item in enumerate(per_path):
-        if not isinstance(item, dict) or "paths" not in item:
-            raise ConfigError(f"{file}: per-path[{index}] needs paths")
-        extra = sorted(str(key) for key in item if key not in _PER_PATH_KEYS)
-        if extra:
-            raise ConfigError(f"{file}: per-path[{index}]: unknown key(s) {', '.join(extra)} "
-                              f"(known: {', '.join(sorted(_PER_PATH_KEYS))})")
-        naming = item.get("file-naming")
-        overrides.append(PathOverride(_globs(item["paths"], "per-path.paths", file),
-                                      _strings(item.get("ignore", []), "per-path.ignore", file),
-                                      _severities(item.get("severity", {}), "per-path.severity", file),
-                                      None if naming is None else _file_naming(naming, "per-path.file-naming", file)))
-    baseline = data.get("baseline")
-    if baseline is not None and not isinstance(baseline, str):
-        raise ConfigError(f"{file}: baseline must be a file name")
-    preview = data.get("preview", False)
-    if not isinstance(preview, bool):
-        raise ConfigError(f"{file}: preview must be true or false")
-    select = _strings(data.get("select", []), "select", file)
-    ignore = _strings(data.get("ignore", []), "ignore", file)
-    severity = _severities(data.get("severity", {}), "severity", file)
     return Config(
-        profile=profile,
-        kafka_version=kafka_version,
+        profile=data.get("profile", "recommended"),
+        kafka_version=data.get("kafka-version"),
         select=select,
         ignore=ignore,
-        severity=severity,
-        configured=frozenset((*select, *ignore, *severity)),
-        fail_on=fail_on,
-        exclude=_globs(data.get("exclude", []), "exclude", file),
-        include=_globs(data.get("include", []), "include", file),
-        rule_packs=tuple(str(base / p) for p in _strings(data.get("rule-packs", []), "rule-packs", file)),
-        baseline=str(base / baseline) if isinstance(baseline, str) else None,
-        per_path=tuple(overrides),
+        severity={str(k): v for k, v in severity.items()},
+        configured=frozenset((*select, *ignore, *map(str, severity))),
+        fail_on=data.get("fail-on", "error"),
+        per_path=tuple(_override(item, file) for item in data.get("per-path") or ()),
+        exclude=_globs(data.get("exclude"), "exclude", file),
+        include=_globs(data.get("include"), "include", file),
+        rule_packs=tuple(str(base / p) for p in _listed(data.get("rule-packs"))),
+        baseline=None if data.get("baseline") is None else str(base / data["baseline"]),
         source=str(file),
-        preview=preview,
-        file_naming=_file_naming(data.get("file-naming", "infer"), "file-naming", file),
-        entity_types=_names(data.get("entity-types", []), "entity-types", file),
-        listeners=_names(data.get("listeners", []), "listeners", file),
-        conformance=_mapping(data.get("conformance"), "conformance", file),
+        preview=data.get("preview", False),
+        file_naming=data.get("file-naming", "infer"),
+        entity_types=tuple(data.get("entity-types", ())),
+        listeners=tuple(data.get("listeners", ())),
+        conformance=data.get("conformance"),
     )
 
 
-def _mapping(value: Any, key: str, file: Path) -> dict[str, Any] | None:
-    """A table the config holds for a command that reads it (which says what is wrong inside it)."""
-    if value is not None and not isinstance(value, dict):
-        raise ConfigError(f"{file}: {key} must be a table (per API: supported versions, passthrough, unsupported)")
-    return value
+def _override(item: dict[str, Any], file: Path) -> PathOverride:
+    """One valid ``per-path`` table."""
+    return PathOverride(_globs(item["paths"], "per-path.paths", file), _listed(item.get("ignore")),
+                        {str(k): v for k, v in item.get("severity", {}).items()}, item.get("file-naming"))
+
+
+def _listed(value: str | list[str] | None) -> tuple[str, ...]:
+    """A valid list of strings, where one string alone is a list of one."""
+    return () if value is None else (value,) if isinstance(value, str) else tuple(value)
+
+
+def _globs(value: str | list[str] | None, key: str, file: Path) -> tuple[str, ...]:
+    """Glob patterns (``exclude``, ``include``, ``per-path.paths``), refused now when they cannot be matched."""
+    globs = _listed(value)
+    try:
+        glob_matcher(globs, anywhere=True)
+    except NotLinearError as exc:
+        raise ConfigError(f"{file}: {key}: globs that cannot be matched ({exc})") from None
+    return globs

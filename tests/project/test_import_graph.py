@@ -111,6 +111,8 @@ LAZY_IMPORTS = {
     ("linter.compat.api", "linter.compat.suggest"): "the library's suggest() only; compare() users skip it",
     ("linter.compat.sources", "linter.engine.runner"): "only --changed-since asks; changelog and matrix skip rules",
     ("linter.engine.config", "linter.parse.yamlfile"): "YAML configs only: ruamel costs a cold start",
+    ("linter.engine.config", "linter.engine.declarative"): "its schema compiler; declarative imports the context, "
+                                                           "which a config file's reader does not need",
     ("linter.engine.rules", "linter.parse.yamlfile"): "rule YAML is read only when the pack cache is stale",
     ("linter.engine.declarative", "linter.engine.patterns"): "RE2 loads only when a schema is compiled (cache miss)",
     ("linter.model.schema", "linter.model._spec_validator"): "generated; loaded when a structure is first checked",
