@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linter.errors import KrpcLintError
-from linter.parse.jsonc import MAX_DEPTH, conversion_refusal, within_depth
+from linter.parse.bounded_json import MAX_DEPTH, conversion_refusal, within_depth
 from linter.parse.files import InputError, read_regular
 from linter.parse.globs import glob_matcher
 from linter.parse.linear import NotLinearError
