@@ -6,8 +6,9 @@ dataset under ``--out`` has exactly these columns, in this order.
 
 from __future__ import annotations
 
+from functools import cache
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -79,12 +80,28 @@ def columns(ddl: str) -> list[str]:
 _ARROW_TYPES = {"STRING": "string", "INT": "int32", "BIGINT": "int64", "BOOLEAN": "bool_", "DOUBLE": "float64"}
 
 
+@cache
 def arrow_schema(ddl: str) -> pa.Schema:
-    """The pyarrow schema of a DDL string, so the driver writes datasets Spark reads back alike
-    (pyarrow is imported only when a table is written)."""
+    """The pyarrow schema of a DDL string, so the driver writes datasets Spark reads back alike, and a
+    ``mapInArrow`` function returns the batches its DDL says (pyarrow is imported only when one is built;
+    a schema is built once per DDL)."""
     import pyarrow
 
     return pyarrow.schema([pyarrow.field(name, _arrow_type(pyarrow, kind)) for name, kind in fields(ddl)])
+
+
+def arrow_batch(rows: list[tuple[Any, ...]], ddl: str) -> pa.RecordBatch:
+    """Rows (a tuple of the DDL's columns each) as an Arrow batch of its schema.
+
+    >>> arrow_batch([(1, "a"), (None, "b")], "n BIGINT, s STRING").to_pydict()
+    {'n': [1, None], 's': ['a', 'b']}
+    """
+    import pyarrow
+
+    schema = arrow_schema(ddl)
+    columns: list[tuple[Any, ...]] = list(zip(*rows)) if rows else [()] * len(schema)
+    return pyarrow.RecordBatch.from_arrays([pyarrow.array(column, field.type) for column, field in zip(columns, schema)],
+                                           schema=schema)
 
 
 def _arrow_type(arrow: ModuleType, kind: str) -> pa.DataType:
