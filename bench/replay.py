@@ -38,9 +38,11 @@ def loop(corpus: Path, old: Path, new: Path, frames: int) -> tuple[int, float]:
     """Frames replayed and seconds taken by the plain loop over the first ``frames`` frames."""
     import pyarrow.parquet as pq
 
-    from linter.replay.run import SpecTexts, loaded, replay_batch
+    from linter.compat.sources import read_specs
+    from linter.frames.decode import loaded
+    from linter.replay.batches import replay_batch
 
-    old_side, new_side = loaded(SpecTexts.read(old)), loaded(SpecTexts.read(new))
+    old_side, new_side = loaded(read_specs(old)), loaded(read_specs(new))
     batches = pq.read_table(corpus).slice(0, frames).to_batches(max_chunksize=10_000)
     replay_batch(old_side, new_side, batches[0], {})  # compile the plans it meets, as a warm worker has
     counts: dict = {}

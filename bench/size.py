@@ -3,7 +3,7 @@ side by side with its floor, decoding the same frames.
 
 * ``generate``: ``frames generate`` of ``--frames`` frames (1,000,000) from ``--specs`` (trunk 2024-10), seed 0;
 * ``decode loop, 1 core`` (the floor): every frame split and decoded by replay's decoders
-  (``replay_decode.Revision``) in one plain Python loop over the corpus's Arrow batches: what sizing a
+  (``linter.frames.decode.Decoders``) in one plain Python loop over the corpus's Arrow batches: what sizing a
   frame costs at least, before any attribution or what-if encoding;
 * ``size, in-process``: ``size_frames`` in this process (one core): decoding, attributing every byte to
   its field path (re-encoding the body) and encoding it again with the KIP-636 spec;
@@ -36,18 +36,17 @@ def decode_loop(corpus: Path, codec: object) -> tuple[int, float]:
     """Frames decoded and seconds taken by the floor: split and decode every frame, nothing else."""
     import pyarrow.parquet as pq
 
-    from linter.frames.decode import Api, Revision
-    from linter.replay.batches import batch_columns
-    from linter.replay.frame import split_frame
+    from linter.frames.corpus import batch_columns, split_frame
+    from linter.frames.decode import Api, Decoders
 
-    revision = Revision(codec)  # type: ignore[arg-type]
+    decoders = Decoders(codec)  # type: ignore[arg-type]
     batches = pq.read_table(corpus).to_batches(max_chunksize=16384)
 
     def run() -> None:
         for batch in batches:
             for key, version, direction, correlation_id, data, hex_text, _ in zip(*batch_columns(batch)):
                 payload, key, version, _ = split_frame(direction, key, version, correlation_id, data, hex_text)
-                api = revision.api(direction, key, version)
+                api = decoders.api(direction, key, version)
                 assert type(api) is Api
                 api.decode(payload)
 
@@ -67,7 +66,7 @@ def main() -> int:
         return 2
 
     from linter.codec import Codec
-    from linter.frames.decode import Revision
+    from linter.frames.decode import Decoders
     from linter.frames.generate import generate
     from linter.size.frames import FrameSizer, size_in_process
     from linter.size.run import size_frames
@@ -86,7 +85,7 @@ def main() -> int:
         local = None
         if not args.skip_in_process:
             start = time.perf_counter()  # forced here: size_frames would take Spark for a corpus this large
-            local = size_in_process(corpus, FrameSizer(Revision(codec), WhatIf(kip636=True)))
+            local = size_in_process(corpus, FrameSizer(Decoders(codec), WhatIf(kip636=True)))
             rows.append(("size, in-process (1 core)", local.frames, time.perf_counter() - start))
         start = time.perf_counter()
         spark = session(args.master)

@@ -8,19 +8,23 @@ True
 
 from __future__ import annotations
 
-import gc
 import os
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from types import ModuleType
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from linter.codec.arrays import ALLOWANCE
 from linter.codec.compiler import UNKNOWN_TAGS, MessageCompiler, StructPlan
 from linter.codec.errors import DecodeError, EncodeError, SpecError
 from linter.codec.wire import INT16, INT32, need
+from linter.memory import collector_paused
 from linter.model.spec import MessageSpec
 from linter.model.traits import header_version
+
+if TYPE_CHECKING:
+    from linter.engine.context import FileContext
+    from linter.engine.findings import Report
 
 
 def _accelerator() -> ModuleType | None:
@@ -36,25 +40,7 @@ def _accelerator() -> ModuleType | None:
 
 
 _speedups = _accelerator()
-
 _NO_PLANS: dict[int, Any] = {}
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection while a plan compiles: compiling allocates thousands of objects
-    that all live as long as the codec, which the collector would scan again and again and never
-    free (it made compiling three to four times slower)."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 _KEYED = ("request", "response", "coordinator-key", "coordinator-value")
 
 
@@ -75,22 +61,20 @@ class Codec:
     Values are plain dicts keyed by field name with the first letter lower-cased
     (``ReplicaId`` -> ``replicaId``); docs/codec.md lists the Python form of every type.
     Frames (``encode_request`` and friends) also need Kafka's ``RequestHeader`` and
-    ``ResponseHeader`` specs; here two minimal copies sit next to the fixtures:
+    ``ResponseHeader`` specs; here two minimal copies join the fixtures' texts (``from_files``):
 
-    >>> import json, pathlib, tempfile
-    >>> request_header = {"name": "RequestHeader", "type": "header", "validVersions": "0-2",
+    >>> import pathlib
+    >>> headers = {"RequestHeader.json": b'''{"name": "RequestHeader", "type": "header", "validVersions": "0-2",
     ...     "flexibleVersions": "2+", "fields": [
     ...         {"name": "RequestApiKey", "type": "int16", "versions": "0+"},
     ...         {"name": "RequestApiVersion", "type": "int16", "versions": "0+"},
     ...         {"name": "CorrelationId", "type": "int32", "versions": "0+"},
     ...         {"name": "ClientId", "type": "string", "versions": "1+", "nullableVersions": "1+",
-    ...          "flexibleVersions": "none"}]}
-    >>> response_header = {"name": "ResponseHeader", "type": "header", "validVersions": "0-1",
-    ...     "flexibleVersions": "1+", "fields": [{"name": "CorrelationId", "type": "int32", "versions": "0+"}]}
-    >>> with tempfile.TemporaryDirectory() as headers:
-    ...     for spec in (request_header, response_header):
-    ...         _ = pathlib.Path(headers, spec["name"] + ".json").write_text(json.dumps(spec))
-    ...     codec = Codec.load("fixtures/valid", headers)
+    ...          "flexibleVersions": "none"}]}''', "ResponseHeader.json": b'''{"name": "ResponseHeader", "type": "header",
+    ...     "validVersions": "0-1", "flexibleVersions": "1+", "fields": [{"name": "CorrelationId", "type": "int32",
+    ...     "versions": "0+"}]}'''}
+    >>> fixtures = {path.name: path.read_bytes() for path in pathlib.Path("fixtures/valid").glob("*.json")}
+    >>> codec = Codec.from_files({**fixtures, **headers})
     >>> frame = codec.encode_request(2, {"requestApiKey": 1000, "correlationId": 7, "clientId": "me"},
     ...                              codec.default("WidgetFetchRequest", 2))
     >>> frame.hex()
@@ -148,23 +132,34 @@ class Codec:
         if not paths:
             raise SpecError("no spec files or directories given")
         try:
-            report, contexts = lint_with_contexts(list(paths), Config(profile="kafka"))
+            return cls._checked(*lint_with_contexts(list(paths), Config(profile="kafka")), allow_invalid)
         except UsageError as exc:
             raise SpecError(str(exc)) from None
+
+    @classmethod
+    def from_files(cls, files: Mapping[str, bytes], *, allow_invalid: bool = False) -> Codec:
+        """``load`` of spec files in memory (relative path -> bytes) as one complete directory, with no disk: a Spark
+        worker's codec, from the texts shipped with its job (example: the class docstring)."""
+        from linter.engine.config import Config
+        from linter.engine.runner import lint_files
+
+        if not files:
+            raise SpecError("no spec files or directories given")
+        return cls._checked(*lint_files(files, Config(profile="kafka")), allow_invalid)
+
+    @classmethod
+    def _checked(cls, report: Report, contexts: list[FileContext], allow_invalid: bool) -> Codec:
+        """The codec of linted specs: refused when one has an error, else those left out (``allow_invalid``)."""
         errors = [f for f in report.findings if f.severity == "error"]
         broken = tuple(sorted({f.path for f in errors}))
         if broken and not allow_invalid:
-            first = errors[0]
-            many = len(broken) != 1
-            raise SpecError(f"{len(broken)} spec file{'s' if many else ''} {'have' if many else 'has'} errors Kafka's "
-                            f"generator refuses, so {'their' if many else 'its'} encoding is undefined (first: "
-                            f"{os.path.basename(first.path)}:{first.line}:{first.col} {first.rule} {first.message}); "
-                            "run krpc-lint lint on the specs, or pass --allow-invalid to skip them")
+            first, (s, have, its) = errors[0], ("", "has", "its") if len(broken) == 1 else ("s", "have", "their")
+            raise SpecError(f"{len(broken)} spec file{s} {have} errors Kafka's generator refuses, so {its} encoding is "
+                            f"undefined (first: {os.path.basename(first.path)}:{first.line}:{first.col} {first.rule} "
+                            f"{first.message}); run krpc-lint lint on the specs, or pass --allow-invalid to skip them")
         codec = cls(ctx.message for ctx in contexts if ctx.message is not None and ctx.path not in broken)
         codec.skipped = broken
         return codec
-
-    # --- lookup -----------------------------------------------------------------------------
 
     @property
     def names(self) -> list[str]:
@@ -242,8 +237,6 @@ class Codec:
         native = self.plan(name, version).native_plan(_speedups)
         self._natives.setdefault(name, {})[version] = native
         return native
-
-    # --- values -----------------------------------------------------------------------------
 
     def default(self, name: str, version: int) -> dict[str, Any]:
         """The default-constructed message: every field holds its spec or type default.
@@ -331,8 +324,6 @@ class Codec:
         """
         return self.plan(name, version).from_json(data)
 
-    # --- headers and frames -------------------------------------------------------------------
-
     def request_header_version(self, api_key: int, api_version: int) -> int:
         """The request header version: the API's ``headerVersions`` entry (KIP-1313), else 2 in its
         flexible versions and 1 in the others (KIP-482).
@@ -407,8 +398,6 @@ class Codec:
             header, pos = self.plan("ResponseHeader", version).decode(buf, 0)
             return header, self._decode_at(name, api_version, buf, pos)
 
-    # --- coordinator records ------------------------------------------------------------------
-
     def encode_record(self, api_key: int, key: dict[str, Any], value: dict[str, Any] | None,
                       value_version: int | None = None) -> tuple[bytes, bytes | None]:
         """A coordinator record as its log stores it (Kafka 4.1+ ``coordinator-key``/``-value`` specs):
@@ -445,7 +434,7 @@ class Codec:
             need(key_buf, 0, 2, "record type")
             api_key = INT16.unpack_from(key_buf, 0)[0]
             key_name = self._spec_at("coordinator-key", api_key, 0, "record type")
-            key_value = self._decode_part(key_name, 0, key_buf)
+            key_value = self._whole(self.plan(key_name, 0), key_buf, 2)  # offsets from the type's first byte
         except DecodeError as exc:
             raise exc.at("key") from None
         if value is None:
@@ -455,7 +444,7 @@ class Codec:
             need(value_buf, 0, 2, "value version")
             version = INT16.unpack_from(value_buf, 0)[0]
             value_name = self._spec_at("coordinator-value", api_key, version, "value version")
-            decoded = self._decode_part(value_name, version, value_buf)
+            decoded = self._whole(self.plan(value_name, version), value_buf, 2)
         except DecodeError as exc:
             raise exc.at("value") from None
         return CoordinatorRecord(api_key, key_name, key_value, value_name, version, decoded)
@@ -469,10 +458,6 @@ class Codec:
         if spec.versions is None or not spec.versions.contains(version):
             raise DecodeError(f"{what}: {name} has no version {version} (valid versions: {spec.versions})", 0)
         return name
-
-    def _decode_part(self, name: str, version: int, buf: bytes) -> dict[str, Any]:
-        """A message after its 2-byte prefix; offsets count from the prefix's first byte."""
-        return self._whole(self.plan(name, version), buf, 2)
 
     def _decode_at(self, name: str, version: int, buf: bytes, pos: int) -> dict[str, Any]:
         try:

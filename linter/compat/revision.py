@@ -1,11 +1,14 @@
 """A revision of the specs: file texts by relative path, and the messages they define.
 
 Revisions come from a file, a directory, or a git tree (``linter.compat.sources``); the
-comparison never touches the file system itself, so every source is treated alike.
+comparison never touches the file system itself, so every source is treated alike. Replay and
+``size --frames`` ship one to their Spark workers, which build its codec from the bytes
+(``Codec.from_files``) and know it by its ``digest``.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -39,6 +42,20 @@ class Revision:
 
     def display(self, relative: str) -> str:
         return f"{self.prefix}{relative}"
+
+    @cached_property
+    def digest(self) -> str:
+        """A SHA-256 of the spec files' paths and bytes: the same specs have the same digest wherever they
+        were read (a Spark worker's cache of codecs is keyed by it).
+
+        >>> Revision("a", {"A.json": b"{}"}).digest == Revision("b", {"A.json": b"{}"}, "x/").digest
+        True
+        """
+        digest = hashlib.sha256()
+        for name, data in self.files.items():
+            digest.update(f"{name}\0{len(data)}\0".encode())
+            digest.update(data)
+        return digest.hexdigest()
 
     @cached_property
     def contexts(self) -> dict[str, FileContext]:

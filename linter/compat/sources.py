@@ -14,8 +14,10 @@ import re
 import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from linter.codec.errors import SpecError
 from linter.compat.revision import Revision
 from linter.errors import KrpcLintError
 from linter.parse.discovery import is_spec, json_files, skipped_dir
@@ -237,6 +239,26 @@ def changed_specs(ref: str, paths: Sequence[str], config: Config, purpose: str) 
 
     changed = changed_files(ref, purpose=purpose)
     return [str(file) for file in collect_files(paths, config).files if os.path.realpath(file) in changed]
+
+
+def read_specs(path: str | os.PathLike[str]) -> Revision:
+    """Exactly the spec files ``Codec.load(path)`` reads (a directory is searched as lint searches it), keyed
+    by their path below it (a file: its name), for ``Codec.from_files`` where the disk is not (a Spark worker).
+    ``SpecError`` when there is no spec to read, in ``Codec.load``'s words.
+
+    >>> sorted(read_specs("fixtures/valid").files)[:2]
+    ['BlobPushRequest.json', 'BlobPushResponse.json']
+    """
+    from linter.engine.config import Config
+    from linter.engine.runner import UsageError, collect_files
+
+    root = Path(path)
+    try:
+        found = collect_files([root], Config(profile="kafka")).files
+    except UsageError as exc:
+        raise SpecError(str(exc)) from None
+    return Revision(str(path), {file.relative_to(root).as_posix() if root.is_dir() else file.name: file.read_bytes()
+                                for file in found})
 
 
 def git_output(cwd: str, *args: str, stdin: bytes | None = None) -> bytes:

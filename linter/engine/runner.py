@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import gc
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +21,7 @@ from linter.engine.rules import (
     load_pack,
 )
 from linter.errors import KrpcLintError
+from linter.memory import collector_paused
 from linter.model.generator import GeneratorFinder
 from linter.model.spec import ENTITY_TYPES, LISTENERS
 from linter.model.targets import TARGETS, KafkaTarget, target
@@ -221,7 +220,7 @@ def lint(paths: Sequence[str | os.PathLike[str]] | str, config: Config | None = 
     >>> report.findings[0].message
     'invalid field name "Max_Partitions": use a letter followed by letters and digits'
     """
-    with _gc_paused():  # until the contexts are freed (by reference counts), so no collection walks them
+    with collector_paused():  # until the contexts are freed (by reference counts), so no collection walks them
         return lint_with_contexts(paths, config)[0]
 
 
@@ -233,7 +232,7 @@ def lint_with_contexts(paths: Sequence[str | os.PathLike[str]] | str,
         paths = [paths]
     ruleset = select_rules(config)
     collected = collect_files(paths, config)
-    with _gc_paused():
+    with collector_paused():
         targets = TreeTargets(configured_target(config))
         every = [*collected.files, *collected.siblings]
         contexts = [FileContext(load_document(f, name), targets.of(name), sibling=index >= len(collected.files),
@@ -243,18 +242,6 @@ def lint_with_contexts(paths: Sequence[str | os.PathLike[str]] | str,
         report.skipped = collected.skipped
         report.notes = targets.notes
         return report, [ctx for ctx in contexts if not ctx.sibling]
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """The model is acyclic and short-lived; cyclic GC passes over it only cost time (~20%)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def lint_texts(texts: dict[str, str | bytes], config: Config | None = None, *, complete: bool = True,
@@ -272,13 +259,28 @@ def lint_texts(texts: dict[str, str | bytes], config: Config | None = None, *, c
     [('KL801', 'missing-about', 2, 'field SegmentCount has no "about" documentation')]
     """
     config = config or Config()
-    target = configured_target(config)
-    # a str holding a lone surrogate becomes the bytes it stands for, which the reader reports as not UTF-8
-    contexts = [FileContext(read_document(name, text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")), target,
-                            file_naming=config.file_naming_of(name))
-                for name, text in texts.items()]
     whole = {str(Path.cwd())} if complete else set()
-    return lint_contexts(contexts, ruleset or select_rules(config), config, complete=whole)
+    return lint_contexts(_text_contexts(texts, config), ruleset or select_rules(config), config, complete=whole)
+
+
+def lint_files(files: Mapping[str, bytes], config: Config) -> tuple[Report, list[FileContext]]:
+    """``lint_with_contexts`` of in-memory spec files (relative path -> bytes) as one complete directory tree
+    (every directory of theirs given whole), with no disk: the codec builds a revision shipped as bytes (to a
+    Spark worker) from what this returns. The Kafka target is the config's (no fork's generator is looked for).
+    """
+    with collector_paused():
+        contexts = _text_contexts(files, config)
+        complete = {_real(os.path.dirname(name) or ".") for name in files}
+        return lint_contexts(contexts, select_rules(config), config, complete), contexts
+
+
+def _text_contexts(texts: Mapping[str, str | bytes], config: Config) -> list[FileContext]:
+    """Each text parsed; a str holding a lone surrogate becomes the bytes it stands for, which the reader
+    reports as not UTF-8."""
+    target = configured_target(config)
+    return [FileContext(read_document(name, text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")),
+                        target, file_naming=config.file_naming_of(name))
+            for name, text in texts.items()]
 
 
 def lint_contexts(contexts: list[FileContext], ruleset: RuleSet, config: Config, complete: set[str]) -> Report:

@@ -1,30 +1,250 @@
-"""Reading FRAMES for ``krpc-lint replay``: JSON Lines or Parquet into Spark, with each input column
-cast to its type, and damaged Parquet files read here first, so that a bad file or row group becomes
-a ``both_fail`` row instead of a failed Spark job."""
+"""A frames corpus (FRAMES): its format and its one reader, in this process or into Spark.
+
+A corpus holds one row per captured frame (``INPUT_COLUMNS``; ``linter.frames.generate`` writes them):
+
+==================  ===========  ===========================================================
+column              type         meaning
+==================  ===========  ===========================================================
+``api_key``         int32        the request's API key (for a response: of the request it answers)
+``api_version``     int32        the request's API version (likewise)
+``direction``       string       ``request`` or ``response``
+``correlation_id``  int32        the header's correlation id
+``bytes``           binary       the whole frame: int32 size, header, body (Parquet; base64 in JSON Lines)
+``hex``             string       the same as hex text (JSON Lines, which has no binary type)
+==================  ===========  ===========================================================
+
+It is Parquet (a file, or a directory of Parquet files) or JSON Lines (``JSON_SUFFIXES``). ``split_frame``
+cuts a row into its frame's payload, checked against the header. ``count_frames`` and ``read_rows`` read
+FRAMES in this process (``krpc-lint size --frames`` on a small corpus); ``read_frames`` reads it into Spark
+with each input column cast to its type, and ``parquet_input`` reads damaged Parquet files here first, so
+that a bad file or row group becomes a ``both_fail`` row instead of a failed Spark job.
+"""
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import os
+import stat
+import struct
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from linter.errors import KrpcLintError
 from linter.frames.errors import PipelineInputError
-from linter.frames.generate import JSON_SUFFIXES
 from linter.model.wire import WIRE
+from linter.parse.bounded_json import load_json
 from linter.parse.discovery import files_below
 from linter.parse.files import InputError
 from linter.spark import schema
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
+REQUEST, RESPONSE = "request", "response"
+JSON_SUFFIXES = (".jsonl", ".json", ".ndjson")  # a corpus with one of these is JSON Lines, else Parquet
+CORRELATION_OFFSET = {REQUEST: 8, RESPONSE: 4}  # where the correlation id sits in a whole frame
+REQUEST_START = struct.Struct(">ihhi")  # size, apiKey, apiVersion, correlationId
+RESPONSE_START = struct.Struct(">ii")  # size, correlationId
 INPUT_COLUMNS = ("api_key", "api_version", "direction", "correlation_id", "bytes", "hex", "corrupt")
 JSON_INPUT = ("api_key INT, api_version INT, direction STRING, correlation_id INT, bytes BINARY, hex STRING, "
               "corrupt STRING")
 INPUT_TYPES = dict(schema.fields(JSON_INPUT))  # each input column's Spark type: what it is cast to
+PARQUET_MAGIC = b"PAR1"
+READ_BATCH = 16384  # frames per Parquet batch read in this process
 SPLIT_CONF, SPLITS_PER_CORE = "spark.sql.files.minPartitionNum", 4  # enough splits to keep every core busy
+
+
+# --- one row: its frame ---------------------------------------------------------------------------
+
+
+class BadFrame(KrpcLintError, ValueError):
+    """A row that is not a frame at all, whatever the specs (replay: a ``both_fail`` row; size: refused)."""
+
+
+def split_frame(direction: Any, api_key: Any, api_version: Any, correlation_id: Any, data: Any,
+                hex_text: Any) -> tuple[bytes, int, int, int]:
+    """(payload after the size, API key, API version, correlation id) of a row, the columns checked
+    against the header; ``BadFrame`` when the row is not a frame at all.
+
+    >>> split_frame("response", 3, 12, None, bytes.fromhex("0000000600000007beef"), None)
+    (b'\\x00\\x00\\x00\\x07\\xbe\\xef', 3, 12, 7)
+    """
+    if data is None:
+        if hex_text is None:
+            raise BadFrame("no frame: bytes and hex are both null")
+        try:
+            data = bytes.fromhex(hex_text)
+        except (TypeError, ValueError) as exc:
+            raise BadFrame(f"hex is not hexadecimal text: {exc}") from None
+    elif type(data) is not bytes:
+        if not isinstance(data, (bytearray, memoryview)):
+            raise BadFrame(f"bytes must be binary, got {type(data).__name__}")
+        data = bytes(data)
+    if direction == REQUEST:
+        if len(data) < REQUEST_START.size:
+            raise BadFrame(f"a request frame needs 12 bytes at least (size, apiKey, apiVersion, correlationId), "
+                           f"got {len(data)}")
+        size, key, version, wire_id = REQUEST_START.unpack_from(data)
+        if api_key is not None and api_key != key:
+            raise BadFrame(f"the api_key column ({api_key}) does not match the header's requestApiKey ({key})")
+        if api_version is not None and api_version != version:
+            raise BadFrame(f"the api_version column ({api_version}) does not match the header's "
+                           f"requestApiVersion ({version})")
+        api_key, api_version = key, version
+    elif direction == RESPONSE:
+        if type(api_key) is not int or type(api_version) is not int:
+            raise BadFrame("a response frame needs api_key and api_version: those of the request it answers")
+        if len(data) < RESPONSE_START.size:
+            raise BadFrame(f"a response frame needs 8 bytes at least (size, correlationId), got {len(data)}")
+        size, wire_id = RESPONSE_START.unpack_from(data)
+    else:
+        raise BadFrame(f"direction must be {REQUEST!r} or {RESPONSE!r}, got {direction!r}")
+    if size != len(data) - 4:
+        raise BadFrame(f"frame size {size} does not match the {len(data) - 4} bytes that follow")
+    if correlation_id is not None and correlation_id != wire_id:
+        raise BadFrame(f"the correlation_id column ({correlation_id}) does not match the header's ({wire_id})")
+    return data[4:], api_key, api_version, wire_id
+
+
+def batch_columns(batch: pa.RecordBatch) -> list[list[Any]]:
+    """An Arrow batch's ``INPUT_COLUMNS`` as Python lists (all ``None`` for a column it lacks)."""
+    return [batch.column(name).to_pylist() if name in batch.schema.names else [None] * batch.num_rows
+            for name in INPUT_COLUMNS]
+
+
+# --- FRAMES in this process ---------------------------------------------------------------------
+
+
+def count_frames(frames_path: str | Path) -> int:
+    """How many frames FRAMES holds (rows: Parquet footers; non-blank lines of JSON Lines), after checking
+    that it looks like a corpus at all: ``PipelineInputError`` naming the file and the byte otherwise."""
+    path = Path(frames_path)
+    if path.is_dir():
+        files = spark_files(path)
+        if not files:
+            raise PipelineInputError(f"{frames_path}: a directory of FRAMES needs Parquet files; it has none")
+        return sum(_parquet_rows(file) for file in files)
+    _regular(path)
+    if path.suffix.lower() in JSON_SUFFIXES:
+        return _json_lines(path)
+    if path.suffix.lower() == ".parquet":
+        return _parquet_rows(path)
+    raise PipelineInputError(f"{frames_path}: FRAMES must be Parquet (.parquet, or a directory of Parquet files) "
+                             f"or JSON Lines ({', '.join(JSON_SUFFIXES)})")
+
+
+def _regular(path: Path) -> None:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise PipelineInputError(f"{path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        raise PipelineInputError(f"{path}: not a regular file")
+
+
+def _parquet_rows(file: Path) -> int:
+    """The rows of a Parquet file, from its footer; its magic bytes checked first (``byte 0`` or the last 4)."""
+    _regular(file)
+    size = file.stat().st_size
+    with open(file, "rb") as stream:
+        head = stream.read(4)
+        stream.seek(max(0, size - 4))
+        tail = stream.read(4)
+    for offset, magic in ((0, head), (max(0, size - 4), tail)):
+        if magic != PARQUET_MAGIC:
+            raise PipelineInputError(f"{file}: byte {offset}: not a Parquet file (no {PARQUET_MAGIC.decode()} "
+                                     "magic there)")
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise PipelineInputError("reading Parquet needs pyarrow: pip install 'krpc-lint[spark]'") from None
+    try:
+        parquet = pq.ParquetFile(file)
+    except Exception as exc:  # noqa: BLE001 - pyarrow's errors vary: any failure means unreadable
+        raise PipelineInputError(f"{file}: byte {size - 8}: not a readable Parquet footer ({_reason(exc)})") from None
+    if not {"bytes", "hex"} & set(parquet.schema_arrow.names):
+        raise PipelineInputError(f"{file}: FRAMES needs a bytes or a hex column; it has "
+                                 f"{', '.join(parquet.schema_arrow.names)}")
+    rows: int = parquet.metadata.num_rows
+    return rows
+
+
+def _json_lines(file: Path) -> int:
+    """The non-blank lines of a JSON Lines file, the first checked to be a frame record."""
+    frames, checked = 0, False
+    for offset, number, line in _lines(file):
+        if not checked:
+            _json_row(file, offset, number, line, strict=True)
+            checked = True
+        frames += 1
+    return frames
+
+
+def _lines(file: Path) -> Iterator[tuple[int, int, bytes]]:
+    """(byte offset, line number, line) of every non-blank line."""
+    offset = 0
+    with open(file, "rb") as stream:
+        for number, line in enumerate(stream, 1):
+            if line.strip():
+                yield offset, number, line
+            offset += len(line)
+
+
+def _json_row(file: Path, offset: int, number: int, line: bytes, strict: bool = False) -> tuple[Any, ...]:
+    """A JSON line as a row of ``INPUT_COLUMNS`` (base64 ``bytes`` decoded, as Spark reads them); one that is
+    not a frame record has ``corrupt`` set, or, ``strict``, is ``PipelineInputError`` at its byte."""
+    try:
+        record = load_json(line.decode(json.detect_encoding(line), "surrogatepass"))  # as json.loads(bytes)
+        if not isinstance(record, dict) or not {"bytes", "hex"} & record.keys():
+            raise ValueError("a frame record is a JSON object with bytes or hex")
+        data = record.get("bytes")
+        if data is not None:
+            data = base64.b64decode(data, validate=True) if isinstance(data, str) else data
+        return (record.get("api_key"), record.get("api_version"), record.get("direction"),
+                record.get("correlation_id"), data, record.get("hex"), None)
+    except (ValueError, binascii.Error) as exc:
+        if strict:
+            raise PipelineInputError(f"{file}: byte {offset} (line {number}): not a frame record: {exc}") from None
+        return (None,) * 6 + (f"line {number} at byte {offset}: {exc}",)
+
+
+def read_rows(frames_path: str | Path) -> Iterator[tuple[int | None, tuple[Any, ...]]]:
+    """Every row of FRAMES in Spark's order, with its byte offset when it has one (JSON Lines)."""
+    path = Path(frames_path)
+    if path.is_file() and path.suffix.lower() in JSON_SUFFIXES:
+        for offset, number, line in _lines(path):
+            yield offset, _json_row(path, offset, number, line)
+        return
+    import pyarrow.parquet as pq
+
+    for file in spark_files(path) if path.is_dir() else [path]:
+        parquet = pq.ParquetFile(file)
+        columns = [name for name in parquet.schema_arrow.names if name in INPUT_COLUMNS]
+        try:
+            for batch in parquet.iter_batches(batch_size=READ_BATCH, columns=columns):
+                for row in zip(*batch_columns(batch)):
+                    yield None, row
+        except OSError as exc:
+            raise PipelineInputError(f"{file}: cannot be read: {_reason(exc)}") from None
+
+
+def refused(frames_path: str | Path, frame: int, reason: str, offset: int | None = None) -> PipelineInputError:
+    """The one-line error of a frame of FRAMES that cannot be used (``frame`` counts from 0, as replay's rows)."""
+    where = f" (byte {offset} of the file)" if offset is not None else ""
+    return PipelineInputError(f"{frames_path}: frame {frame}{where}: {reason}")
+
+
+def _reason(exc: BaseException) -> str:
+    """An error's first line, or its type's name when it says nothing."""
+    return _first_line(str(exc)) or type(exc).__name__
+
+
+# --- FRAMES into Spark ---------------------------------------------------------------------------
 
 
 @contextmanager
@@ -89,7 +309,7 @@ def parquet_input(frames_path: str | Path, scratch: Path) -> list[str] | None:
     path = Path(frames_path)
     if not path.exists() or (path.is_file() and path.suffix.lower() != ".parquet"):
         return None  # JSON Lines, or what read_frames refuses
-    files = _spark_files(path) if path.is_dir() else [path]
+    files = spark_files(path) if path.is_dir() else [path]
     readable: list[str] = []
     repaired = False
     for number, file in enumerate(files):
@@ -106,7 +326,7 @@ def parquet_input(frames_path: str | Path, scratch: Path) -> list[str] | None:
     return readable if repaired else None
 
 
-def _spark_files(directory: Path) -> list[Path]:
+def spark_files(directory: Path) -> list[Path]:
     """The files Spark reads of a directory: every regular file below it, none under a name starting
     with ``_`` or ``.`` (``_SUCCESS``, ``.crc``), as Spark's file index leaves those out."""
     try:
@@ -122,9 +342,6 @@ def _shown(name: str) -> bool:
     return not name.startswith(("_", "."))
 
 
-spark_files = _spark_files  # for krpc-lint size, which reads a directory of Parquet as Spark would
-
-
 def _damage(file: Path) -> dict[int, str] | str | None:
     """``None`` when ``file`` reads; the reason when its footer does not; else {row group: reason}."""
     import pyarrow.parquet as pq
@@ -132,7 +349,7 @@ def _damage(file: Path) -> dict[int, str] | str | None:
     try:
         parquet = pq.ParquetFile(file)
     except Exception as exc:  # noqa: BLE001 - pyarrow's errors vary: any failure means unreadable
-        return _first_line(str(exc)) or type(exc).__name__
+        return _reason(exc)
     _check_types(file, parquet.schema_arrow)
     columns = [name for name in parquet.schema_arrow.names if name in INPUT_COLUMNS]
     damaged: dict[int, str] = {}
@@ -140,7 +357,7 @@ def _damage(file: Path) -> dict[int, str] | str | None:
         try:
             parquet.read_row_group(group, columns=columns)
         except Exception as exc:  # noqa: BLE001 - as above
-            damaged[group] = _first_line(str(exc)) or type(exc).__name__
+            damaged[group] = _reason(exc)
     return damaged or None
 
 
@@ -239,4 +456,6 @@ def _spark_type(arrow_type: str) -> str | None:
     return WIRE[kafka].spark if kafka is not None else None
 
 
-__all__ = ["INPUT_COLUMNS", "INPUT_TYPES", "JSON_INPUT", "parquet_input", "read_frames", "spark_files", "spark_reason"]
+__all__ = ["CORRELATION_OFFSET", "INPUT_COLUMNS", "INPUT_TYPES", "JSON_INPUT", "JSON_SUFFIXES", "REQUEST",
+           "REQUEST_START", "RESPONSE", "RESPONSE_START", "BadFrame", "batch_columns", "count_frames", "frames_job",
+           "parquet_input", "read_frames", "read_rows", "refused", "spark_files", "spark_reason", "split_frame"]

@@ -1,5 +1,6 @@
-"""One spec revision as ``krpc-lint replay`` uses it: per (direction, API key, version) of frame, the
-function that decodes its header and body, shared between revisions whose plans agree.
+"""A spec revision's frame decoders (``Decoders``), as ``krpc-lint replay`` and ``size --frames`` use them: per
+(direction, API key, version) of frame, the function that decodes its header and body, shared between revisions
+whose plans agree; and, per Python worker of a Spark job, those of each revision shipped with it (``loaded``).
 
 Where the two revisions compile a frame kind to identical plans (equal ``StructPlan.signature`` of
 header and body: the same names, types, encodings, tags and tagged defaults), both get the same
@@ -12,14 +13,17 @@ import gc
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from linter.codec import Codec, DecodeError, SpecError
 from linter.codec import codec as codec_module
-from linter.codec.codec import collector_paused
 from linter.codec.values import Array, Shape, Struct, shape
+from linter.frames.corpus import REQUEST, RESPONSE
 from linter.frames.errors import PipelineInputError
-from linter.frames.generate import REQUEST, RESPONSE
+from linter.memory import collector_paused
+
+if TYPE_CHECKING:
+    from linter.compat.revision import Revision
 
 HEADERS = {REQUEST: "RequestHeader", RESPONSE: "ResponseHeader"}
 
@@ -35,9 +39,9 @@ class Api:
     types: object  # the type trees of header and body, interned: the same object when they are equal
 
 
-class Revision:
-    """A spec revision as the replay uses it: its codec and, per (direction, API key, version), an
-    ``Api`` or the reason there is none (cached: a corpus repeats the same few thousand).
+class Decoders:
+    """A spec revision's codec and, per (direction, API key, version), an ``Api`` or the reason there is
+    none (cached: a corpus repeats the same few thousand).
 
     ``freeze``: the process is a replay worker of its own, so what compiles (kept until the process
     ends) is moved out of the cyclic collector's reach with ``gc.freeze``; a library caller's
@@ -159,17 +163,34 @@ class _HasFloat(Exception):
     """A float64 in a type tree: its values need ``first_difference`` (``-0.0 == 0.0``)."""
 
 
-_REVISIONS: weakref.WeakKeyDictionary[Codec, Revision] = weakref.WeakKeyDictionary()
+_DECODERS_OF: weakref.WeakKeyDictionary[Codec, Decoders] = weakref.WeakKeyDictionary()
 
 
-def revision(codec: Codec | Revision) -> Revision:
-    """The ``Revision`` of a codec (one per codec)."""
-    if isinstance(codec, Revision):
+def decoders(codec: Codec | Decoders) -> Decoders:
+    """The ``Decoders`` of a codec (one per codec)."""
+    if isinstance(codec, Decoders):
         return codec
-    found = _REVISIONS.get(codec)
+    found = _DECODERS_OF.get(codec)
     if found is None:
-        found = _REVISIONS[codec] = Revision(codec)
+        found = _DECODERS_OF[codec] = Decoders(codec)
     return found
 
 
-__all__ = ["HEADERS", "Api", "FrameDecoder", "Revision", "revision"]
+_LOADED: dict[tuple[str, bool], Decoders] = {}  # per Python worker: by the revision's digest and allow_invalid
+
+
+def loaded(revision: Revision, allow_invalid: bool = False, *, freeze: bool = False) -> Decoders:
+    """The decoders of a spec revision shipped as bytes, its codec built once per process (``Codec.from_files``;
+    ``allow_invalid``: its spec files Kafka's generator refuses left out; ``freeze``: see ``Decoders``)."""
+    key = (revision.digest, allow_invalid)
+    found = _LOADED.get(key)
+    if found is None:
+        with collector_paused():
+            found = _LOADED[key] = Decoders(Codec.from_files(revision.files, allow_invalid=allow_invalid),
+                                            freeze=freeze)
+            if freeze:
+                gc.freeze()
+    return found
+
+
+__all__ = ["HEADERS", "Api", "Decoders", "FrameDecoder", "decoders", "loaded"]

@@ -1,17 +1,7 @@
 """``krpc-lint frames generate``: a synthetic corpus of captured frames, for tests and benchmarks.
 
-A corpus is a table with one row per frame, the input of ``krpc-lint replay``:
-
-==================  ===========  ===========================================================
-column              type         meaning
-==================  ===========  ===========================================================
-``api_key``         int32        the request's API key (for a response: of the request it answers)
-``api_version``     int32        the request's API version (likewise)
-``direction``       string       ``request`` or ``response``
-``correlation_id``  int32        the header's correlation id
-``bytes``           binary       the whole frame: int32 size, header, body (Parquet)
-``hex``             string       the same as hex text (JSON Lines, which has no binary type)
-==================  ===========  ===========================================================
+A corpus is a table with one row per frame, the input of ``krpc-lint replay`` and ``krpc-lint size --frames``
+(its columns: ``linter.frames.corpus``); this writes ``bytes`` (Parquet) or ``hex`` (JSON Lines).
 
 Frames are real Kafka frames (``Codec.encode_request`` / ``encode_response``) of every API and
 version in the specs, with values drawn to look like traffic (``linter.frames.values``:
@@ -34,18 +24,18 @@ row for row, and the same file (Parquet writing is deterministic too).
 
 from __future__ import annotations
 
-import gc
 import math
 import os
 import random
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from linter.frames.corpus import CORRELATION_OFFSET, JSON_SUFFIXES, REQUEST, RESPONSE
 from linter.frames.errors import PipelineInputError
 from linter.frames.values import Traffic
+from linter.memory import collector_paused
 from linter.spark.output import atomic_file
 
 if TYPE_CHECKING:
@@ -55,9 +45,6 @@ POOL = 4096  # a corpus of up to this many frames is all new values (every API v
 FRESH_SHARE = 0.6  # of a larger corpus, the share of frames with new values (the rest repeat them)
 FRESH_MAX = 100_000  # new values at most (~2 s): a bigger corpus repeats more, to stay fast
 BATCH = 16384  # rows per written batch, and per Parquet row group (Spark splits a file by row groups)
-REQUEST, RESPONSE = "request", "response"
-CORRELATION_OFFSET = {REQUEST: 8, RESPONSE: 4}  # where the correlation id sits in a whole frame
-JSON_SUFFIXES = (".jsonl", ".json", ".ndjson")  # a corpus with one of these is JSON Lines, else Parquet
 
 # Relative traffic of the busiest APIs (by API key); every other API weighs OTHER_API.
 API_WEIGHTS = {0: 20.0, 1: 25.0, 2: 3.0, 3: 10.0, 8: 5.0, 9: 3.0, 10: 2.0, 11: 1.0, 12: 10.0, 14: 1.0, 18: 3.0}
@@ -112,25 +99,12 @@ def pool(codec: Codec, rng: random.Random, size: int = POOL) -> list[tuple[Kind,
     chosen = every + rng.choices(every, weights=[kind.weight for kind in every], k=max(0, size - len(every)))
     traffic = Traffic(codec, rng)
     frames = []
-    with _collector_paused():
+    with collector_paused():  # values are acyclic (freed by reference counts): collections only cost ~15%
         for kind in chosen:
             frame = _frame(codec, kind, traffic)
             if frame is not None:
                 frames.append((kind, frame))
     return frames
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No cyclic GC while values are made: they are acyclic (freed by reference counting), and the
-    collections their dicts trigger cost ~15% of the time."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _frame(codec: Codec, kind: Kind, traffic: Traffic) -> bytes | None:
@@ -244,5 +218,5 @@ def _write_jsonl(path: Path, batches: Iterator[Columns]) -> None:
                             f'"hex":"{b.hex()}"}}\n' for k, v, d, c, b in zip(keys, versions, directions, ids, data))
 
 
-__all__ = ["FRESH_MAX", "FRESH_SHARE", "JSON_SUFFIXES", "POOL", "Kind", "generate", "kinds", "pool", "pool_size",
+__all__ = ["FRESH_MAX", "FRESH_SHARE", "POOL", "Kind", "generate", "kinds", "pool", "pool_size",
            "sample", "with_correlation_id"]

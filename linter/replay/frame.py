@@ -3,20 +3,16 @@
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from linter.codec import UNKNOWN_TAGS, Codec, DecodeError
 from linter.codec.values import identical
-from linter.errors import KrpcLintError
-from linter.frames.decode import Api, Revision, revision
-from linter.frames.generate import REQUEST, RESPONSE
+from linter.frames.corpus import BadFrame, split_frame
+from linter.frames.decode import Api, Decoders, decoders
 
 OUTCOMES = ("same", "differs", "old_fails", "new_fails", "both_fail")
 SAME, DIFFERS, OLD_FAILS, NEW_FAILS, BOTH_FAIL = OUTCOMES
-REQUEST_START = struct.Struct(">ihhi")  # size, apiKey, apiVersion, correlationId
-RESPONSE_START = struct.Struct(">ii")  # size, correlationId
 
 
 class Replayed(NamedTuple):
@@ -32,23 +28,19 @@ class Replayed(NamedTuple):
     new_error: str | None
 
 
-class BadFrame(KrpcLintError, ValueError):
-    """A row that is not a frame at all, whatever the specs: replayed as ``both_fail``."""
-
-
-def replay_frame(old: Codec | Revision, new: Codec | Revision, row: Mapping[str, Any]) -> Replayed:
+def replay_frame(old: Codec | Decoders, new: Codec | Decoders, row: Mapping[str, Any]) -> Replayed:
     """Decode one frame (a row of FRAMES: ``bytes`` or ``hex``, ``direction``, ``api_key``,
     ``api_version``, ``correlation_id``) under both revisions and say how they compare."""
-    return replay_columns(revision(old), revision(new), row.get("direction"), row.get("api_key"),
+    return replay_columns(decoders(old), decoders(new), row.get("direction"), row.get("api_key"),
                           row.get("api_version"), row.get("correlation_id"), row.get("bytes"), row.get("hex"))
 
 
-def replay_columns(old: Revision, new: Revision, direction: Any, api_key: Any, api_version: Any,
+def replay_columns(old: Decoders, new: Decoders, direction: Any, api_key: Any, api_version: Any,
                    correlation_id: Any, data: Any, hex_text: Any) -> Replayed:
     """``replay_frame`` of a row given as its columns, as an Arrow batch holds them."""
     try:
-        payload, api_key, api_version, correlation_id = _frame(direction, api_key, api_version, correlation_id,
-                                                               data, hex_text)
+        payload, api_key, api_version, correlation_id = split_frame(direction, api_key, api_version,
+                                                                    correlation_id, data, hex_text)
     except BadFrame as exc:
         return Replayed(BOTH_FAIL, _int(api_key), None, _int(api_version), _int(correlation_id), None,
                         str(exc), str(exc))
@@ -91,50 +83,6 @@ def _failure(api: Api | str, payload: bytes) -> tuple[str | None, str | None]:
     except Exception as exc:  # noqa: BLE001 - a frame that breaks the codec is a row, not a failed job
         return f"{type(exc).__name__}: {exc}", None
     return None, None
-
-
-def _frame(direction: Any, api_key: Any, api_version: Any, correlation_id: Any, data: Any,
-           hex_text: Any) -> tuple[bytes, int, int, int]:
-    """(payload after the size, API key, API version, correlation id) of a row, the columns checked
-    against the header; ``BadFrame`` when the row is not a frame at all."""
-    if data is None:
-        if hex_text is None:
-            raise BadFrame("no frame: bytes and hex are both null")
-        try:
-            data = bytes.fromhex(hex_text)
-        except (TypeError, ValueError) as exc:
-            raise BadFrame(f"hex is not hexadecimal text: {exc}") from None
-    elif type(data) is not bytes:
-        if not isinstance(data, (bytearray, memoryview)):
-            raise BadFrame(f"bytes must be binary, got {type(data).__name__}")
-        data = bytes(data)
-    if direction == REQUEST:
-        if len(data) < REQUEST_START.size:
-            raise BadFrame(f"a request frame needs 12 bytes at least (size, apiKey, apiVersion, correlationId), "
-                           f"got {len(data)}")
-        size, key, version, wire_id = REQUEST_START.unpack_from(data)
-        if api_key is not None and api_key != key:
-            raise BadFrame(f"the api_key column ({api_key}) does not match the header's requestApiKey ({key})")
-        if api_version is not None and api_version != version:
-            raise BadFrame(f"the api_version column ({api_version}) does not match the header's "
-                           f"requestApiVersion ({version})")
-        api_key, api_version = key, version
-    elif direction == RESPONSE:
-        if type(api_key) is not int or type(api_version) is not int:
-            raise BadFrame("a response frame needs api_key and api_version: those of the request it answers")
-        if len(data) < RESPONSE_START.size:
-            raise BadFrame(f"a response frame needs 8 bytes at least (size, correlationId), got {len(data)}")
-        size, wire_id = RESPONSE_START.unpack_from(data)
-    else:
-        raise BadFrame(f"direction must be {REQUEST!r} or {RESPONSE!r}, got {direction!r}")
-    if size != len(data) - 4:
-        raise BadFrame(f"frame size {size} does not match the {len(data) - 4} bytes that follow")
-    if correlation_id is not None and correlation_id != wire_id:
-        raise BadFrame(f"the correlation_id column ({correlation_id}) does not match the header's ({wire_id})")
-    return data[4:], api_key, api_version, wire_id
-
-
-split_frame = _frame  # for krpc-lint size, which reads the same frames
 
 
 def _int(value: Any) -> int | None:
@@ -185,5 +133,5 @@ def _field(path: str, key: str) -> str:
     return f"{path}.{name}" if path else name
 
 
-__all__ = ["BOTH_FAIL", "DIFFERS", "NEW_FAILS", "OLD_FAILS", "OUTCOMES", "REQUEST_START", "RESPONSE_START", "SAME",
-           "BadFrame", "Replayed", "first_difference", "replay_columns", "replay_frame", "split_frame"]
+__all__ = ["BOTH_FAIL", "DIFFERS", "NEW_FAILS", "OLD_FAILS", "OUTCOMES", "SAME", "Replayed", "first_difference",
+           "replay_columns", "replay_frame"]

@@ -1,7 +1,7 @@
 """``krpc-lint replay``: decode captured frames under two spec revisions and report what changes.
 
 Input (FRAMES): Parquet (a file, or a directory of Parquet files) or JSON Lines (``.jsonl``,
-``.json``, ``.ndjson``), one row per frame, with the columns of ``frames.py``:
+``.json``, ``.ndjson``), one row per frame, with the columns of ``linter.frames.corpus``:
 
 - ``bytes`` (binary; base64 text in JSON Lines) or ``hex`` (text): the whole frame as captured,
   int32 size, header, body. ``bytes`` wins when a row has both.
@@ -37,8 +37,9 @@ The per-frame work (``replay_frame``) is plain Python, usable and tested without
 Spark job runs it with ``mapInArrow``: Arrow batches in and out, each Python worker building the
 two codecs once (from the spec texts shipped with the job, cached by their digest).
 
-The parts: ``replay_decode`` (a revision's frame decoders), ``replay_frame`` (one frame's outcome),
-``replay_batches`` (the workers' side), ``replay_input`` (reading FRAMES); this module runs the job.
+The parts: ``linter.frames.decode`` (a revision's frame decoders), ``linter.replay.frame`` (one frame's
+outcome), ``linter.replay.batches`` (the workers' side), ``linter.frames.corpus`` (reading FRAMES); this module
+runs the job.
 """
 
 from __future__ import annotations
@@ -51,28 +52,12 @@ from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from linter.compat.revision import Revision
+from linter.compat.sources import read_specs
 from linter.frames.corpus import frames_job, parquet_input, read_frames
-from linter.frames.decode import Api, Revision, revision
-from linter.replay.batches import (
-    RESULTS,
-    CountKey,
-    SpecTexts,
-    loaded,
-    replay_batch,
-    replay_batches,
-)
-from linter.replay.frame import (
-    BOTH_FAIL,
-    DIFFERS,
-    NEW_FAILS,
-    OLD_FAILS,
-    OUTCOMES,
-    SAME,
-    BadFrame,
-    Replayed,
-    first_difference,
-    replay_frame,
-)
+from linter.frames.decode import loaded
+from linter.replay.batches import RESULTS, CountKey, replay_batches
+from linter.replay.frame import OUTCOMES, SAME
 from linter.spark import schema
 from linter.spark.output import atomic_directory
 
@@ -112,8 +97,9 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
 
     if spark is None:
         require_pyspark()
-    old, new = SpecTexts.read(old_specs, allow_invalid), SpecTexts.read(new_specs, allow_invalid)
-    skipped = tuple(sorted({Path(name).name for texts in (old, new) for name in loaded(texts).codec.skipped}))
+    old, new = read_specs(old_specs), read_specs(new_specs)
+    skipped = tuple(sorted({Path(name).name for specs in (old, new)
+                            for name in loaded(specs, allow_invalid).codec.skipped}))
     # (bad specs fail in loaded, before any Spark work)
     with tempfile.TemporaryDirectory(prefix="krpc-lint-replay-") as scratch, \
             atomic_directory(out, overwrite=overwrite, inputs=[frames_path, old_specs, new_specs]) as work_dir:
@@ -121,7 +107,7 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
         spark = spark or session(master)
         started = time.monotonic()
         with frames_job(spark, frames_path):
-            counts = _run(spark, read_frames(spark, frames_path, parquet), old, new, work_dir)
+            counts = _run(spark, read_frames(spark, frames_path, parquet), old, new, allow_invalid, work_dir)
         outcomes = dict.fromkeys(OUTCOMES, 0)
         for key, frames in counts.items():
             outcomes[key[-1]] += frames
@@ -129,7 +115,7 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
         total = sum(outcomes.values())
         summary = ReplaySummary(str(out), total, outcomes, total - outcomes[SAME], round(seconds, 3),
                                 round(total / seconds, 1), spark.sparkContext.master, skipped=skipped)
-        summary.meta = {"frames_path": str(frames_path), "old_specs": old.source, "new_specs": new.source,
+        summary.meta = {"frames_path": str(frames_path), "old_specs": old.label, "new_specs": new.label,
                         "frames": total, "outcomes": outcomes, "mismatches": summary.mismatches,
                         "seconds": summary.seconds, "frames_per_second": summary.frames_per_second,
                         "master": summary.master, "skipped_specs": list(skipped)}
@@ -137,7 +123,8 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
     return summary
 
 
-def _run(spark: SparkSession, frames: DataFrame, old: SpecTexts, new: SpecTexts, work_dir: Path) -> dict[CountKey, int]:
+def _run(spark: SparkSession, frames: DataFrame, old: Revision, new: Revision, allow_invalid: bool,
+         work_dir: Path) -> dict[CountKey, int]:
     """The job: replay every frame once (the small results kept), number the mismatches and write
     both tables; returns the counts. Two Spark jobs, no shuffle: the replay (collecting each
     partition's count rows, a few per frame kind), then writing the mismatches from the cache.
@@ -147,7 +134,7 @@ def _run(spark: SparkSession, frames: DataFrame, old: SpecTexts, new: SpecTexts,
 
     from linter.spark.output import write_parquet
 
-    results = frames.mapInArrow(replay_batches(old, new), RESULTS).persist(StorageLevel.MEMORY_AND_DISK)
+    results = frames.mapInArrow(replay_batches(old, new, allow_invalid), RESULTS).persist(StorageLevel.MEMORY_AND_DISK)
     try:
         keys = schema.columns(schema.REPLAY_COUNTS)[:-1]
         sizes: dict[int, int] = {}
@@ -169,25 +156,4 @@ def _run(spark: SparkSession, frames: DataFrame, old: SpecTexts, new: SpecTexts,
     return counts
 
 
-__all__ = [
-    "BOTH_FAIL",
-    "DIFFERS",
-    "NEW_FAILS",
-    "OLD_FAILS",
-    "OUTCOMES",
-    "SAME",
-    "Api",
-    "BadFrame",
-    "ReplaySummary",
-    "Replayed",
-    "Revision",
-    "SpecTexts",
-    "first_difference",
-    "loaded",
-    "read_frames",
-    "replay",
-    "replay_batch",
-    "replay_batches",
-    "replay_frame",
-    "revision",
-]
+__all__ = ["ReplaySummary", "replay"]

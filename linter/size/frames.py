@@ -1,9 +1,9 @@
 """``krpc-lint size --frames``: the bytes of a captured frames corpus per message version and field path.
 
-FRAMES is what ``krpc-lint replay`` reads (Parquet, a directory of Parquet files, or JSON Lines; the
-columns of ``linter.frames.generate``). Each frame is split and checked as replay does
-(``replay_frame.split_frame``) and decoded by the same per-(direction, API key, version) decoders
-(``replay_decode.Revision``); its body is then measured as ``krpc-lint size`` measures a value
+FRAMES is what ``krpc-lint replay`` reads (Parquet, a directory of Parquet files, or JSON Lines), read by the
+same reader (``linter.frames.corpus``). Each frame is split and checked as replay does
+(``linter.frames.corpus.split_frame``) and decoded by the same per-(direction, API key, version) decoders
+(``linter.frames.decode.Decoders``); its body is then measured as ``krpc-lint size`` measures a value
 (``linter.size.measure.measure``: re-encoded and attributed per field path) and, with a what-if, encoded
 again with the edited spec. The header and the size prefix are not counted: a message's bytes are its
 body's, as for ``--values``.
@@ -17,30 +17,24 @@ with one line naming FRAMES, the frame's number and the byte: sizes of a corpus 
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
-import os
-import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from linter.codec import Codec
 from linter.errors import KrpcLintError
-from linter.frames.corpus import INPUT_COLUMNS, spark_files
-from linter.frames.decode import Api, Revision
-from linter.frames.errors import PipelineInputError
-from linter.frames.generate import JSON_SUFFIXES, REQUEST
-from linter.parse.bounded_json import load_json
-from linter.replay.batches import batch_columns
-from linter.replay.frame import BadFrame, split_frame
+from linter.frames.corpus import (
+    CORRELATION_OFFSET,
+    BadFrame,
+    read_rows,
+    refused,
+    split_frame,
+)
+from linter.frames.decode import Api, Decoders
 from linter.size.measure import Sizes, measure, what_if_bytes
 from linter.size.whatif import WhatIf
 
-PARQUET_MAGIC = b"PAR1"
-READ_BATCH = 16384  # frames per Parquet batch read in this process
 Key = tuple[str, int]  # (message, version)
 
 
@@ -82,15 +76,15 @@ class FrameSizer:
 
     MEMO_BYTES = 64 << 20
 
-    def __init__(self, revision: Revision, what_if: WhatIf, message: str | None = None,
+    def __init__(self, decoders: Decoders, what_if: WhatIf, message: str | None = None,
                  version: int | None = None) -> None:
-        self.revision, self.what_if, self.message, self.version = revision, what_if, message, version
+        self.decoders, self.what_if, self.message, self.version = decoders, what_if, message, version
         self._seen: dict[tuple[Any, ...], Measured] = {}
         self._seen_bytes = 0
 
     @property
     def codec(self) -> Codec:
-        return self.revision.codec
+        return self.decoders.codec
 
     def add(self, tally: Tally, row: Sequence[Any]) -> None:
         """Size one row; ``FrameRefused`` when it is not a frame these specs decode."""
@@ -103,13 +97,13 @@ class FrameSizer:
                                                            hex_text)
         except BadFrame as exc:
             raise FrameRefused(str(exc)) from None
-        api = self.revision.api(direction, api_key, api_version)
+        api = self.decoders.api(direction, api_key, api_version)
         if type(api) is not Api:
             raise FrameRefused(f"{direction} of API key {api_key} v{api_version}: {api}")
         if self.message is not None and (api.name != self.message or self.version not in (None, api_version)):
             return
-        # the payload without its correlation id (bytes 4-8 of a request's header, 0-4 of a response's)
-        seen = (direction, api_key, api_version, payload[:4] + payload[8:] if direction == REQUEST else payload[4:])
+        at = CORRELATION_OFFSET[direction] - 4  # the payload without its correlation id (it follows the size)
+        seen = (direction, api_key, api_version, payload[:at] + payload[at + 4:])
         measured = self._seen.get(seen)
         if measured is None:
             measured = self._measure(api, api_version, payload)
@@ -145,132 +139,6 @@ class FrameSizer:
         self._seen_bytes += size
 
 
-# --- FRAMES: checked on the driver, read here for a run in this process ------------------------------
-
-
-def count_frames(frames_path: str | Path) -> int:
-    """How many frames FRAMES holds (rows: Parquet footers; non-blank lines of JSON Lines), after checking
-    that it looks like a corpus at all: ``PipelineInputError`` naming the file and the byte otherwise."""
-    path = Path(frames_path)
-    if path.is_dir():
-        files = spark_files(path)
-        if not files:
-            raise PipelineInputError(f"{frames_path}: a directory of FRAMES needs Parquet files; it has none")
-        return sum(_parquet_rows(file) for file in files)
-    _regular(path)
-    if path.suffix.lower() in JSON_SUFFIXES:
-        return _json_lines(path)
-    if path.suffix.lower() == ".parquet":
-        return _parquet_rows(path)
-    raise PipelineInputError(f"{frames_path}: FRAMES must be Parquet (.parquet, or a directory of Parquet files) "
-                             f"or JSON Lines ({', '.join(JSON_SUFFIXES)})")
-
-
-def _regular(path: Path) -> None:
-    try:
-        mode = os.stat(path).st_mode
-    except OSError as exc:
-        raise PipelineInputError(f"{path}: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(mode):
-        raise PipelineInputError(f"{path}: not a regular file")
-
-
-def _parquet_rows(file: Path) -> int:
-    """The rows of a Parquet file, from its footer; its magic bytes checked first (``byte 0`` or the last 4)."""
-    _regular(file)
-    size = file.stat().st_size
-    with open(file, "rb") as stream:
-        head = stream.read(4)
-        stream.seek(max(0, size - 4))
-        tail = stream.read(4)
-    for offset, magic in ((0, head), (max(0, size - 4), tail)):
-        if magic != PARQUET_MAGIC:
-            raise PipelineInputError(f"{file}: byte {offset}: not a Parquet file (no {PARQUET_MAGIC.decode()} "
-                                     "magic there)")
-    try:
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise PipelineInputError("reading Parquet needs pyarrow: pip install 'krpc-lint[spark]'") from None
-    try:
-        parquet = pq.ParquetFile(file)
-    except Exception as exc:  # noqa: BLE001 - pyarrow's errors vary: any failure means unreadable
-        raise PipelineInputError(f"{file}: byte {size - 8}: not a readable Parquet footer ({_line(exc)})") from None
-    if not {"bytes", "hex"} & set(parquet.schema_arrow.names):
-        raise PipelineInputError(f"{file}: FRAMES needs a bytes or a hex column; it has "
-                                 f"{', '.join(parquet.schema_arrow.names)}")
-    rows: int = parquet.metadata.num_rows
-    return rows
-
-
-def _json_lines(file: Path) -> int:
-    """The non-blank lines of a JSON Lines file, the first checked to be a frame record."""
-    frames, checked = 0, False
-    for offset, number, line in _lines(file):
-        if not checked:
-            _json_row(file, offset, number, line, strict=True)
-            checked = True
-        frames += 1
-    return frames
-
-
-def _lines(file: Path) -> Iterator[tuple[int, int, bytes]]:
-    """(byte offset, line number, line) of every non-blank line."""
-    offset = 0
-    with open(file, "rb") as stream:
-        for number, line in enumerate(stream, 1):
-            if line.strip():
-                yield offset, number, line
-            offset += len(line)
-
-
-def _json_row(file: Path, offset: int, number: int, line: bytes, strict: bool = False) -> tuple[Any, ...]:
-    """A JSON line as a row of ``INPUT_COLUMNS`` (base64 ``bytes`` decoded, as Spark reads them); one that is
-    not a frame record has ``corrupt`` set, or, ``strict``, is ``PipelineInputError`` at its byte."""
-    try:
-        record = load_json(line.decode(json.detect_encoding(line), "surrogatepass"))  # as json.loads(bytes)
-        if not isinstance(record, dict) or not {"bytes", "hex"} & record.keys():
-            raise ValueError("a frame record is a JSON object with bytes or hex")
-        data = record.get("bytes")
-        if data is not None:
-            data = base64.b64decode(data, validate=True) if isinstance(data, str) else data
-        return (record.get("api_key"), record.get("api_version"), record.get("direction"),
-                record.get("correlation_id"), data, record.get("hex"), None)
-    except (ValueError, binascii.Error) as exc:
-        if strict:
-            raise PipelineInputError(f"{file}: byte {offset} (line {number}): not a frame record: {exc}") from None
-        return (None,) * 6 + (f"line {number} at byte {offset}: {exc}",)
-
-
-def read_rows(frames_path: str | Path) -> Iterator[tuple[int | None, tuple[Any, ...]]]:
-    """Every row of FRAMES in Spark's order, with its byte offset when it has one (JSON Lines)."""
-    path = Path(frames_path)
-    if path.is_file() and path.suffix.lower() in JSON_SUFFIXES:
-        for offset, number, line in _lines(path):
-            yield offset, _json_row(path, offset, number, line)
-        return
-    import pyarrow.parquet as pq
-
-    for file in spark_files(path) if path.is_dir() else [path]:
-        parquet = pq.ParquetFile(file)
-        columns = [name for name in parquet.schema_arrow.names if name in INPUT_COLUMNS]
-        try:
-            for batch in parquet.iter_batches(batch_size=READ_BATCH, columns=columns):
-                for row in zip(*batch_columns(batch)):
-                    yield None, row
-        except OSError as exc:
-            raise PipelineInputError(f"{file}: cannot be read: {_line(exc)}") from None
-
-
-def _line(exc: BaseException) -> str:
-    return next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
-
-
-def refused(frames_path: str | Path, frame: int, reason: str, offset: int | None = None) -> PipelineInputError:
-    """The one-line error of a frame that cannot be sized (``frame`` counts from 0, as replay's rows)."""
-    where = f" (byte {offset} of the file)" if offset is not None else ""
-    return PipelineInputError(f"{frames_path}: frame {frame}{where}: {reason}")
-
-
 def size_in_process(frames_path: str | Path, sizer: FrameSizer) -> Tally:
     """Size every frame of FRAMES here, in order; the first that cannot be sized stops the run."""
     tally = Tally()
@@ -282,4 +150,4 @@ def size_in_process(frames_path: str | Path, sizer: FrameSizer) -> Tally:
     return tally
 
 
-__all__ = ["FrameRefused", "FrameSizer", "Tally", "count_frames", "read_rows", "refused", "size_in_process"]
+__all__ = ["FrameRefused", "FrameSizer", "Tally", "size_in_process"]

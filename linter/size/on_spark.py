@@ -1,9 +1,9 @@
 """``krpc-lint size --frames`` on Spark: the corpus's frames sized by ``FrameSizer`` in ``mapInArrow``
 batches, each partition's ``Tally`` sent back as a few rows and merged on the driver.
 
-FRAMES is read as ``krpc-lint replay`` reads it (``replay_input``: damaged Parquet row groups checked first,
-columns cast); the spec texts travel with the job and each Python worker loads them once
-(``replay_batches.loaded``). A partition stops sizing at its first refused frame but still counts its rows,
+FRAMES is read as ``krpc-lint replay`` reads it (``linter.frames.corpus``: damaged Parquet row groups checked
+first, columns cast); the spec texts travel with the job (a ``linter.compat.revision.Revision``) and each Python
+worker loads them once (``linter.frames.decode.loaded``). A partition stops sizing at its first refused frame but still counts its rows,
 so the driver can name that frame by its number in FRAMES, as a run in this process does. A worker keeps its
 ``FrameSizer`` (what-if codecs, repeated frames) from one partition of a run to the next.
 """
@@ -16,31 +16,40 @@ from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from linter.frames.corpus import frames_job, parquet_input, read_frames
-from linter.replay.batches import SpecTexts, batch_columns, loaded
-from linter.size.frames import FrameRefused, FrameSizer, Tally, refused
+from linter.frames.corpus import (
+    batch_columns,
+    frames_job,
+    parquet_input,
+    read_frames,
+    refused,
+)
+from linter.frames.decode import loaded
+from linter.size.frames import FrameRefused, FrameSizer, Tally
 from linter.size.measure import Sizes
 from linter.size.whatif import WhatIf
+from linter.spark.schema import arrow_batch
 
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import SparkSession
+
+    from linter.compat.revision import Revision
 
 # A partition's rows: one per (message, version, path) ("field"), one per (message, version) ("message":
 # frames, bytes, what-if bytes), one with its frame count ("frames") and at most one "error".
 RESULTS = ("part INT, kind STRING, name STRING, version INT, path STRING, count BIGINT, bytes BIGINT, "
            "what_if BIGINT, error STRING")
 Edits = tuple[bool, tuple[str, ...], bool]  # WhatIf's kip636, tags, flexible: what a task rebuilds it from
+Sizing = tuple[Edits, str | None, int | None, bool]  # the edits, --message, --version, --allow-invalid
 
 
-def size_batches(texts: SpecTexts, edits: Edits, message: str | None,
-                 version: int | None) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+def size_batches(specs: Revision, sizing: Sizing) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The mapInArrow function: a partition's frames in (``INPUT_COLUMNS``), its tally out (``RESULTS``)."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from pyspark import TaskContext
 
-        sizer = _sizer(texts, edits, message, version)
+        sizer = _sizer(specs, sizing)
         context = TaskContext.get()
         part = context.partitionId() if context is not None else 0
         tally, rows, error = Tally(), 0, None
@@ -57,24 +66,23 @@ def size_batches(texts: SpecTexts, edits: Edits, message: str | None,
     return run
 
 
-_SIZERS: dict[tuple[str, Edits, str | None, int | None], FrameSizer] = {}  # per Python worker
+_SIZERS: dict[tuple[str, Sizing], FrameSizer] = {}  # per Python worker
 
 
-def _sizer(texts: SpecTexts, edits: Edits, message: str | None, version: int | None) -> FrameSizer:
+def _sizer(specs: Revision, sizing: Sizing) -> FrameSizer:
     """The worker's sizer of a run, built once: its what-if codecs and its repeated frames serve every
     partition the worker is given."""
-    key = (texts.digest, edits, message, version)
+    key = (specs.digest, sizing)
     found = _SIZERS.get(key)
     if found is None:
         _SIZERS.clear()  # another run's: let it go
-        found = _SIZERS[key] = FrameSizer(loaded(texts, freeze=True), WhatIf(*edits), message, version)
+        edits, message, version, allow_invalid = sizing
+        found = _SIZERS[key] = FrameSizer(loaded(specs, allow_invalid, freeze=True), WhatIf(*edits), message, version)
     return found
 
 
 def tally_batch(tally: Tally, part: int, rows: int, error: tuple[int, str] | None) -> pa.RecordBatch:
     """A partition's tally as ``RESULTS`` rows."""
-    import pyarrow as pa
-
     out: list[tuple[Any, ...]] = [(part, "frames", None, None, None, rows, None, None, None)]
     if error is not None:
         out.append((part, "error", None, None, None, error[0], None, None, error[1]))
@@ -82,24 +90,19 @@ def tally_batch(tally: Tally, part: int, rows: int, error: tuple[int, str] | Non
         out.append((part, "message", name, version, None, sizes.count, sizes.bytes,
                     tally.what_if.get((name, version)), None))
         out += [(part, "field", name, version, path, None, size, None, None) for path, size in sizes.fields.items()]
-    types = (pa.int32(), pa.string(), pa.string(), pa.int32(), pa.string(), pa.int64(), pa.int64(), pa.int64(),
-             pa.string())
-    columns = list(zip(*out))
-    return pa.RecordBatch.from_arrays([pa.array(column, kind) for column, kind in zip(columns, types)],
-                                      names=["part", "kind", "name", "version", "path", "count", "bytes", "what_if",
-                                             "error"])
+    return arrow_batch(out, RESULTS)
 
 
-def size_on_spark(spark: SparkSession, frames_path: str | Path, texts: SpecTexts, what_if: WhatIf,
-                  message: str | None = None, version: int | None = None) -> Tally:
-    """Size every frame of FRAMES on ``spark``; the first frame (in FRAMES' order) that cannot be sized
-    is ``PipelineInputError``, as in this process."""
-    edits = (what_if.kip636, what_if.tags, what_if.flexible)
+def size_on_spark(spark: SparkSession, frames_path: str | Path, specs: Revision, what_if: WhatIf,
+                  message: str | None = None, version: int | None = None, allow_invalid: bool = False) -> Tally:
+    """Size every frame of FRAMES on ``spark`` with the specs (``allow_invalid``: as ``Codec.load``'s); the first
+    frame (in FRAMES' order) that cannot be sized is ``PipelineInputError``, as in this process."""
+    sizing = ((what_if.kip636, what_if.tags, what_if.flexible), message, version, allow_invalid)
     with tempfile.TemporaryDirectory(prefix="krpc-lint-size-") as scratch:
         parquet = parquet_input(frames_path, Path(scratch))
         with frames_job(spark, frames_path):
             rows = read_frames(spark, frames_path, parquet).mapInArrow(
-                size_batches(texts, edits, message, version), RESULTS).collect()
+                size_batches(specs, sizing), RESULTS).collect()
     return _merged(frames_path, [row.asDict() for row in rows])
 
 

@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from linter.codec import Codec
-from linter.frames.decode import Revision
-from linter.replay.batches import SpecTexts
-from linter.size.frames import FrameSizer, Tally, count_frames, size_in_process
+from linter.compat.sources import read_specs
+from linter.frames.corpus import count_frames
+from linter.frames.decode import Decoders
+from linter.size.frames import FrameSizer, Tally, size_in_process
 from linter.size.on_spark import size_on_spark
 from linter.size.whatif import WhatIf
 from linter.spark.session import session
@@ -45,12 +46,12 @@ def size_frames(frames_path: str | Path, codec: Codec, specs: str | Path, what_i
     frames = count_frames(frames_path)
     started = time.monotonic()
     if spark is None and master is None and frames <= IN_PROCESS_FRAMES:
-        tally = size_in_process(frames_path, FrameSizer(Revision(codec), what_if, message, version))
+        tally = size_in_process(frames_path, FrameSizer(Decoders(codec), what_if, message, version))
         return FramesRun(tally, IN_PROCESS, time.monotonic() - started)
-    Revision(codec)  # the header specs are there, before Spark starts
+    Decoders(codec)  # the header specs are there, before Spark starts
     spark = spark or session(master)
     started = time.monotonic()
-    tally = size_on_spark(spark, frames_path, SpecTexts.read(specs, allow_invalid), what_if, message, version)
+    tally = size_on_spark(spark, frames_path, read_specs(specs), what_if, message, version, allow_invalid)
     return FramesRun(tally, spark.sparkContext.master, time.monotonic() - started)
 
 

@@ -14,7 +14,8 @@ from conftest import require_shared
 from linter.codec import Codec
 from linter.codec.values import Array, Leaf, Struct, shape
 from linter.frames import generate as frames_mod
-from linter.frames.generate import CORRELATION_OFFSET, generate
+from linter.frames.corpus import CORRELATION_OFFSET
+from linter.frames.generate import generate
 from linter.frames.values import Traffic, dict_maker, int_maker
 from linter.model.wire import INTEGERS
 

@@ -104,12 +104,14 @@ def test_the_graph_sees_function_level_and_relative_imports() -> None:
 # Function-level imports of linter modules outside linter/cli/ (whose commands each import what they run, so
 # `--help` and a lint start fast), and why each waits for its function instead of standing at the top.
 LAZY_IMPORTS = {
-    ("linter.codec.codec", "linter.engine.config"): "only Codec.load lints a spec directory; bytes never load rules",
-    ("linter.codec.codec", "linter.engine.runner"): "only Codec.load lints a spec directory; bytes never load rules",
+    ("linter.codec.codec", "linter.engine.config"): "only Codec.load and from_files lint specs; bytes never load rules",
+    ("linter.codec.codec", "linter.engine.runner"): "only Codec.load and from_files lint specs; bytes never load rules",
     ("linter.compat.api", "linter.compat.changelog"): "the library's changelog() only; compare() users skip it",
     ("linter.compat.api", "linter.compat.matrix"): "the library's matrix() only; compare() users skip it",
     ("linter.compat.api", "linter.compat.suggest"): "the library's suggest() only; compare() users skip it",
-    ("linter.compat.sources", "linter.engine.runner"): "only --changed-since asks; changelog and matrix skip rules",
+    ("linter.compat.sources", "linter.engine.runner"): "only --changed-since and read_specs ask; changelog and matrix"
+                                                       " skip rules",
+    ("linter.compat.sources", "linter.engine.config"): "only read_specs (replay, size --frames) asks, as Codec.load",
     ("linter.engine.config", "linter.parse.yamlfile"): "YAML configs only: ruamel costs a cold start",
     ("linter.engine.config", "linter.engine.declarative"): "its schema compiler; declarative imports the context, "
                                                            "which a config file's reader does not need",
@@ -130,10 +132,6 @@ LAZY_IMPORTS = {
     ("linter.spark.output", "linter.spark.schema"): "pyarrow is optional: the schema module imports it",
     ("linter.replay.run", "linter.spark.output"): "pyarrow is optional: imported when results are written",
     ("linter.replay.run", "linter.spark.session"): "PySpark is optional: imported when the job starts",
-    ("linter.replay.batches", "linter.engine.config"): "runs on Spark executors: each task imports what it"
-                                                                " runs",
-    ("linter.replay.batches", "linter.engine.runner"): "runs on Spark executors: each task imports what it"
-                                                                " runs",
 }
 
 

@@ -16,24 +16,25 @@ from conftest import REPO_ROOT, require_shared, require_spark, run_cli
 from support.headers import REQUEST_HEADER, RESPONSE_HEADER
 
 from linter.codec import UNKNOWN_TAGS, Codec, SpecError
+from linter.compat.sources import read_specs
 from linter.frames import generate as frames_mod
+from linter.frames.corpus import read_frames
+from linter.frames.decode import decoders, loaded
 from linter.frames.generate import generate
 from linter.replay import run as replay_mod
-from linter.replay.run import (
+from linter.replay.batches import replay_batch
+from linter.replay.frame import (
     BOTH_FAIL,
     DIFFERS,
     NEW_FAILS,
     OLD_FAILS,
+    OUTCOMES,
     SAME,
     Replayed,
-    SpecTexts,
     first_difference,
-    loaded,
-    replay,
-    replay_batch,
     replay_frame,
-    revision,
 )
+from linter.replay.run import replay
 from linter.spark import schema
 from linter.spark.output import OutputExists
 
@@ -140,7 +141,7 @@ def test_a_frame_kind_whose_plans_agree_is_decoded_once(codecs: tuple[Codec, Cod
     """Both revisions share one decoder exactly where header and body plans have equal signatures;
     a frame such a decoder refuses fails on both sides, with the one error."""
     old, new = codecs
-    old_side, new_side = revision(old), revision(new)
+    old_side, new_side = decoders(old), decoders(new)
     shared = {True: 0, False: 0}
     for message in (old.request_for(WIDGET_FETCH), old.request_for(BLOB_PUSH), old.response_for(WIDGET_FETCH)):
         direction = "request" if message.name.endswith("Request") else "response"
@@ -212,7 +213,7 @@ def test_garbage_of_any_length_is_a_result_never_an_exception(codecs: tuple[Code
         cut = (len(cut) - 4).to_bytes(4, "big") + cut[4:]
         for direction in ("request", "response"):
             result = replay_frame(*codecs, _row(cut, direction, api_key=WIDGET_FETCH, api_version=3))
-            assert result.outcome in replay_mod.OUTCOMES
+            assert result.outcome in OUTCOMES
 
 
 def test_a_batch_replays_each_frame_as_replay_frame_does(specs: tuple[Path, Path], codecs: tuple[Codec, Codec],
@@ -245,7 +246,7 @@ def test_a_batch_replays_each_frame_as_replay_frame_does(specs: tuple[Path, Path
     batch = pa.RecordBatch.from_pylist(rows, schema=pa.schema([
         ("api_key", pa.int32()), ("api_version", pa.int32()), ("direction", pa.string()),
         ("correlation_id", pa.int32()), ("bytes", pa.binary())]))
-    old_side, new_side = revision(codecs[0]), revision(codecs[1])
+    old_side, new_side = decoders(codecs[0]), decoders(codecs[1])
     counts: dict[tuple, int] = {}
     mismatches = replay_batch(old_side, new_side, batch, counts).to_pylist()
     expected = [(index, replay_frame(old_side, new_side, row)) for index, row in enumerate(rows)]
@@ -314,10 +315,10 @@ def test_kafka_3_7_to_trunk_breaks_only_the_unstable_consumer_group_describe_v0(
     assert {(key[1], key[2], key[4]) for key in counts if key[4] != SAME} <= {
         ("ConsumerGroupDescribeResponse", 0, NEW_FAILS)}
 
-    codec, name = loaded(SpecTexts.read(old)).codec, "ConsumerGroupDescribeResponse"
+    codec, name = loaded(read_specs(old)).codec, "ConsumerGroupDescribeResponse"
     frames = (codec.encode_response(69, 0, {"correlationId": 1}, random_value(codec, name, 0, random.Random(seed)))
               for seed in range(100))
-    results = [replay_frame(loaded(SpecTexts.read(old)), loaded(SpecTexts.read(new)),
+    results = [replay_frame(loaded(read_specs(old)), loaded(read_specs(new)),
                             _row(frame, "response", api_key=69, api_version=0)) for frame in frames]
     assert {result.outcome for result in results} == {SAME, NEW_FAILS}  # SAME: no group has a member
     paths = {result.path for result in results if result.outcome == NEW_FAILS}
@@ -330,7 +331,7 @@ def test_kafka_3_7_to_trunk_breaks_only_the_unstable_consumer_group_describe_v0(
 
 def _replay_in_process(old: Path, new: Path, corpus: Path) -> tuple[list[dict[str, Any]], dict[tuple, int]]:
     """What the Spark job must write, computed in this process: the mismatch rows and the counts."""
-    old_side, new_side = loaded(SpecTexts.read(old)), loaded(SpecTexts.read(new))
+    old_side, new_side = loaded(read_specs(old)), loaded(read_specs(new))
     counts: dict[tuple, int] = {}
     rows: list[dict[str, Any]] = []
     first = 0
@@ -409,7 +410,7 @@ def test_json_lines_with_hex_base64_and_broken_rows_over_several_partitions(spar
     for key, value in small.items():
         spark.conf.set(key, value)
     try:
-        assert replay_mod.read_frames(spark, tmp_path / "corpus.jsonl").rdd.getNumPartitions() > 1
+        assert read_frames(spark, tmp_path / "corpus.jsonl").rdd.getNumPartitions() > 1
         replay(tmp_path / "corpus.jsonl", old, new, tmp_path / "out", spark=spark)
     finally:
         for key, value in saved.items():
@@ -505,9 +506,9 @@ def test_allow_invalid_replays_with_the_specs_kafkas_generator_accepts() -> None
     before any Spark work; with it, those files are left out (named in the summary) and the rest load."""
     specs = require_shared("kafka-specs", "2.8.0")
     with pytest.raises(SpecError, match="30 spec files have errors") as refused:
-        replay_mod.loaded(replay_mod.SpecTexts.read(specs))
+        loaded(read_specs(specs))
     assert "\n" not in str(refused.value)
-    texts = replay_mod.SpecTexts.read(specs, allow_invalid=True)
-    assert texts.digest != replay_mod.SpecTexts.read(specs).digest  # a worker never mixes the two up
-    revision = replay_mod.loaded(texts)
+    revision = loaded(read_specs(specs), allow_invalid=True)  # a worker's cache: by digest and allow_invalid
     assert len(revision.codec.skipped) == 30 and "FetchRequest" in revision.codec.names
+    with pytest.raises(SpecError, match="30 spec files have errors"):
+        loaded(read_specs(specs))  # the same digest, without the flag: still refused, never the codec above

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from linter.cli.main import cli
 from linter.codec import Codec
 from linter.codec.values import random_value
-from linter.frames.decode import Revision
+from linter.frames.decode import Decoders
 from linter.frames.errors import PipelineInputError
 from linter.frames.generate import generate
 from linter.size.frames import FrameSizer, size_in_process
@@ -141,7 +141,7 @@ def test_corpus_totals_with_a_what_if(specs_dir: Path, corpus: Path) -> None:
 
 def test_spark_gives_the_in_process_totals(spark: Any, codec: Codec, specs_dir: Path, corpus: Path) -> None:
     what_if = WhatIf(kip636=True, flexible=True)
-    local = size_in_process(corpus, FrameSizer(Revision(codec), what_if))
+    local = size_in_process(corpus, FrameSizer(Decoders(codec), what_if))
     small = {"spark.sql.files.openCostInBytes": "1", "spark.sql.files.maxPartitionBytes": "20000"}
     saved = {key: spark.conf.get(key, None) for key in small}
     try:
