@@ -73,7 +73,7 @@ ALLOWED: dict[tuple[str, frozenset[str]], str] = {
     ("linter.compat.struct_diff", frozenset({
         "StructDiff._aligned", "StructDiff._pair", "StructDiff._regular", "StructDiff._renamed_in_place",
         "StructDiff._retyped", "StructDiff._same_tag", "StructDiff._struct", "StructDiff._tagged"})): STRUCTS,
-    ("linter.compat.suggest", frozenset({"_kept", "_nested", "_struct"})): STRUCTS,
+    ("linter.compat.suggest_edits", frozenset({"_kept", "_nested", "_struct"})): STRUCTS,
     ("linter.compat.witness", frozenset({"_leaf", "flatten"})): STRUCTS,
     ("linter.compat.witness", frozenset({"Comparison._values", "Comparison.divergence"})): STRUCTS,
     ("linter.compat.witness_excerpt", frozenset({"_trim"})): "depth <= compat.layout.MAX_DEPTH: _trim cuts there",
