@@ -86,7 +86,8 @@ KAFKA_COMMANDS: list[tuple[str, list[str], str | None]] = [
 
 
 # What varies from run to run whatever the code: durations and rates.
-VARYING = re.compile(r'(\d+(?:\.\d+)? s\b|\d+(?:\.\d+)? frames/s|"(?:seconds|frames_per_second)": [0-9.]+)')
+VARYING = re.compile(r'(\d+(?:\.\d+)? s\b|\d+(?:\.\d+)? frames/s|"(?:seconds|frames_per_second)": [0-9.]+'
+                     r'|<dt>seconds</dt><dd>[0-9.]+</dd>)')
 
 
 def _steady(text: str, scratch: Path) -> str:
