@@ -9,33 +9,21 @@ commands that use them, so ``--help``, ``--version`` and ``schema`` stay fast.
 
 from __future__ import annotations
 
-import os
 import sys
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from linter.escape import printable
-
 if TYPE_CHECKING:
-    from linter.engine.config import Config
     from linter.engine.rules import Rule
 
 from linter.cli.common import (
     CliError,
-    NonEmptyPath,
     config_option,
-    configured,
     finish_output,
-    finish_report,
     guard_stdio,
-    kafka_version_option,
     load_config_file,
-    refuse_overlap,
-    report_options,
     translate,
-    write_file,
 )
 from linter.errors import KrpcLintError
 from linter.vocabulary import PROFILES
@@ -65,114 +53,6 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
               help="Show the version and exit.")
 def cli() -> None:
     """Lint Apache Kafka message-spec JSON files."""
-
-
-# --- lint ----------------------------------------------------------------------------------
-
-
-@cli.command("lint")
-@click.argument("paths", nargs=-1, type=NonEmptyPath())
-@report_options
-@kafka_version_option
-@click.option("--write-baseline", type=NonEmptyPath(dir_okay=False), default=None,
-              help="Record every current finding in this file and exit 0.")
-@click.option("--changed-since", metavar="REF", default=None,
-              help="Lint only the spec files changed since this git revision (committed or not, and untracked "
-                   "ones), with their directories as context; PATHS default to '.'.")
-@click.option("--allow-empty", is_flag=True, help="A directory without spec files is not an error (exit 0).")
-@click.option("--no-siblings", is_flag=True,
-              help="Check files named one by one alone, not with the other specs of their directory as context.")
-@click.option("--no-cache", is_flag=True, help="Check every file again instead of reusing unchanged files' findings.")
-@click.option("--cache-dir", type=NonEmptyPath(file_okay=False), default=None, envvar="KRPC_LINT_CACHE_DIR",
-              help="Where findings are cached (default: ~/.cache/krpc-lint).")
-@click.option("--fix", is_flag=True,
-              help="Apply the edits of fixable rules' findings to the linted files, then report what remains.")
-@click.option("--diff", "show_diff", is_flag=True,
-              help="Print the unified diff --fix would apply and write nothing; exit 1 when there is one.")
-@click.pass_context
-def lint_command(ctx: click.Context, paths: tuple[str, ...], fmt: str, profile: str | None,
-                 fail_on: str | None, select: tuple[str, ...], ignore: tuple[str, ...], preview: bool | None,
-                 config_file: str | None,
-                 baseline: str | None, output: str | None, color: bool | None, kafka_version: str | None,
-                 write_baseline: str | None, changed_since: str | None, allow_empty: bool,
-                 no_siblings: bool, no_cache: bool, cache_dir: str | None, fix: bool = False,
-                 show_diff: bool = False) -> None:
-    """Lint spec files and directories (directories are searched for *.json)."""
-    from linter.engine.cache import default_cache_dir
-    from linter.engine.runner import collect_files, display_paths, lint, select_rules
-
-    if not paths and changed_since is None:
-        raise click.MissingParameter(ctx=ctx, param=next(p for p in ctx.command.params if p.name == "paths"))
-    if (fix or show_diff) and (write_baseline or (fix and show_diff)):
-        raise click.UsageError("--fix and --diff go neither together nor with --write-baseline")
-
-    config = configured(
-        config_file, select=select, ignore=ignore, preview=preview,
-        profile=profile,
-        kafka_version=kafka_version,
-        fail_on=fail_on,
-        baseline=baseline,
-        cache_dir=None if no_cache else (cache_dir or str(default_cache_dir())),
-        allow_empty=allow_empty or None,
-        siblings=False if no_siblings else None,
-    )
-    paths = paths or (".",)  # only --changed-since comes without paths
-    read = _read_paths(paths, config)
-    if changed_since is not None:
-        paths = _changed_specs(changed_since, paths, config)
-        read += _read_paths(paths, config)
-    # the linted files, by name: junit's passing cases, and the only files --fix/--diff may edit
-    files = display_paths(collect_files(paths, config).files) if fmt == "junit" or fix or show_diff else []
-    if write_baseline:
-        refuse_overlap(write_baseline, [*read, config.source], "a linted path or the config")
-        report = lint(paths, replace(config, baseline=None))
-        _say_notes(report.notes)
-        from linter.engine.suppress import write_baseline as record
-
-        write_file(write_baseline, lambda file: record(report.findings, file))
-        count = len(report.findings)
-        click.echo(printable(f"krpc-lint: recorded {count} finding{'' if count == 1 else 's'} in {write_baseline}"),
-                   err=True)
-        ctx.exit(0)
-    if output:
-        refuse_overlap(output, [*read, config.source, config.baseline],
-                       "a linted path, the config or the baseline")
-    report = lint(paths, config)
-    if fix or show_diff:
-        from linter.cli.lint_fix import apply_fixes
-        from linter.cli.lint_fix import show_diff as print_diff
-
-        if show_diff:
-            ctx.exit(1 if print_diff(report, files) else 0)
-        if apply_fixes(report, files):
-            report = lint(paths, config)  # what remains
-    _say_notes(report.notes)
-    fixable = sum(1 for finding in report.findings if finding.fix)
-    finish_report(ctx, report, fmt, output, config, color=color,
-                  rules=select_rules(config).effective() if fmt == "sarif" else None,
-                  files=files if fmt == "junit" else None,
-                  fixable=f"{fixable} fixable with `krpc-lint lint --fix` (`--diff` shows the edits)" if fixable else "")
-
-
-def _say_notes(notes: list[str]) -> None:
-    """What the run inferred from the linted tree (a fork's generator), once each, on stderr."""
-    for note in notes:
-        click.echo(printable(f"krpc-lint: {note}"), err=True)
-
-
-def _changed_specs(ref: str, paths: tuple[str, ...], config: Config) -> tuple[str, ...]:
-    """``--changed-since``: the spec files below ``paths`` that differ from REF, named one by one (so their
-    directories are read as context, as pre-commit's files are); a git problem is a usage error."""
-    from linter.compat.sources import changed_specs
-
-    return tuple(changed_specs(ref, paths, config, f"--changed-since {ref}"))
-
-
-def _read_paths(paths: tuple[str, ...], config: Config) -> list[str]:
-    """What a lint of ``paths`` reads: the paths, and the directory of each file named alone when its siblings
-    are read with it (so a report there that the next run would take for a sibling spec is refused)."""
-    files = [path for path in paths if os.path.isfile(path)] if config.siblings else []
-    return [*paths, *(os.path.dirname(path) or "." for path in files)]
 
 
 # --- rules ---------------------------------------------------------------------------------
@@ -352,6 +232,12 @@ def main(argv: list[str] | None = None) -> None:
         code = 2
     sys.exit(finish_output(code) if isinstance(code, int) else code)
 
+
+# --- lint (linter/cli/lint_cmd.py) ---------------------------------------------------------
+
+from linter.cli.lint_cmd import lint_command
+
+cli.add_command(lint_command)
 
 # --- codec (linter/cli/codec_cmd.py) --------------------------------------------------------
 
