@@ -15,6 +15,7 @@ new API. Such a change gets an explanation (the two-field form for a retyped fie
 edit is checked before it is offered: the fixed text is parsed again and its layouts compared with the old
 revision's at each released version and with the new revision's at its top.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -23,7 +24,7 @@ from linter.compat.compare import CompatResult, PairResult, unbuildable
 from linter.compat.diff import compare_messages
 from linter.compat.layout import LayoutBuilder, LayoutError
 from linter.compat.suggest_edits import planned_edits
-from linter.compat.suggest_plan import Blocked, Plan
+from linter.compat.suggest_plan import Plan, _Blocked
 from linter.engine.context import FileContext
 from linter.engine.findings import Edit
 from linter.engine.fixes import apply_edits
@@ -136,7 +137,7 @@ def _suggest_pair(result: CompatResult, pair: PairResult, top: int, broken: bool
         edits = planned_edits(plan)
         fixed = apply_edits(new_doc.text, edits)[0]
         _verify(plan, file, fixed)
-    except Blocked as why:
+    except _Blocked as why:
         if not broken:
             return None
         line, col = new_doc.locate(_first_break(pair))
@@ -160,15 +161,15 @@ def _verify(plan: Plan, file: str, fixed: str) -> None:
     message = FileContext(read_document(file, fixed.encode("utf-8"))).message
     why = "the edited spec cannot be read" if message is None else unbuildable(message)
     if why is not None or message is None:
-        raise Blocked(f"no edit found that keeps the released bytes ({why})")
+        raise _Blocked(f"no edit found that keeps the released bytes ({why})")
     try:
         breaks = [change for change in compare_messages(plan.old, message)
                   if change.category == Category.WIRE_BREAKING and any(v <= plan.frozen for v in change.versions)]
         if breaks:
-            raise Blocked(f"no edit of this spec keeps the released bytes and carries the change ({breaks[0].message})")
+            raise _Blocked(f"no edit of this spec keeps the released bytes and carries the change ({breaks[0].message})")
         if LayoutBuilder(message).build(plan.top).signature != LayoutBuilder(plan.new).build(plan.new_top).signature:
-            raise Blocked(f"no edit of this spec gives v{plan.top} the new layout while keeping the released bytes")
+            raise _Blocked(f"no edit of this spec gives v{plan.top} the new layout while keeping the released bytes")
     except LayoutError as exc:
-        raise Blocked(f"no edit found that keeps the released bytes ({exc})") from exc
+        raise _Blocked(f"no edit found that keeps the released bytes ({exc})") from exc
 
 

@@ -1,13 +1,13 @@
 """The edits ``compat --suggest`` plans for one message: its ``validVersions`` and ``flexibleVersions``, then
 each field's ranges, struct by struct (the old revision's fields paired with the new one's by name or as
 renamed), with the fields the new revision removed from released versions put back; what Kafka's format cannot
-say raises ``Blocked`` with the explanation. The text of each edit is ``suggest_text``'s.
+say raises ``_Blocked`` with the explanation. The text of each edit is ``suggest_text``'s.
 """
 
 from __future__ import annotations
 
 from linter.compat.diff import is_key_record
-from linter.compat.suggest_plan import Blocked, Plan, Span
+from linter.compat.suggest_plan import Plan, Span, _Blocked
 from linter.compat.suggest_text import (
     copied_value,
     element_removal,
@@ -35,14 +35,14 @@ def planned_edits(plan: Plan) -> list[Edit]:
 def _message_blockers(plan: Plan) -> None:
     old, new = plan.old, plan.new
     if old.api_key != new.api_key:
-        raise Blocked(f"apiKey {old.api_key} -> {new.api_key}: the apiKey names the API, so a new apiKey is a new "
-                      f"API, not a new version; keep apiKey {old.api_key} (and add the other API as a new file)")
+        raise _Blocked(f"apiKey {old.api_key} -> {new.api_key}: the apiKey names the API, so a new apiKey is a new "
+                       f"API, not a new version; keep apiKey {old.api_key} (and add the other API as a new file)")
     if new.type == "header":
-        raise Blocked(f"{new.name} is a header: its version follows each API's headerVersions, so a header "
-                      "change is made by a new header version that the APIs' new versions select")
+        raise _Blocked(f"{new.name} is a header: its version follows each API's headerVersions, so a header "
+                       "change is made by a new header version that the APIs' new versions select")
     if is_key_record(new):
-        raise Blocked(f"{new.name} is a coordinator key record: its validVersions is the record type id, which "
-                      "cannot take a new version; define a new record type instead")
+        raise _Blocked(f"{new.name} is a coordinator key record: its validVersions is the record type id, which "
+                       "cannot take a new version; define a new record type instead")
 
 
 def _message_level(plan: Plan) -> None:
@@ -55,8 +55,8 @@ def _message_level(plan: Plan) -> None:
     flexible = plan.wanted(old.flexible, new.flexible, plan.scope)
     ranged = plan.as_range(flexible, "flexibleVersions")
     if flexible and not ranged.open_ended:
-        raise Blocked("flexibleVersions is open-ended: once a version is flexible every later one is, so a new "
-                      "version cannot go back to the classic encoding")
+        raise _Blocked("flexibleVersions is open-ended: once a version is flexible every later one is, so a new "
+                       "version cannot go back to the classic encoding")
     if Span.of(new.flexible).within(plan.scope) != flexible:
         plan.edits += set_member(plan.new_doc, (), "flexibleVersions", str(ranged), after=("validVersions",))
         plan.notes.append(f"flexibleVersions {new.flexible} -> {ranged}")
@@ -119,9 +119,9 @@ def _check_order(pairs: list[tuple[FieldSpec | None, FieldSpec | None]], where: 
     in_new_order = sorted(in_old_order, key=_index)
     moved = next((f"{a.name} and {b.name}" for a, b in zip(in_old_order, in_new_order) if a is not b), None)
     if moved is not None:
-        raise Blocked(f"in {where}, fields {moved} changed places: one list of fields serves every version, so a "
-                      "new version cannot reorder them; keep the order (a field meant to move is removed in the "
-                      "new version and added again under a new name)")
+        raise _Blocked(f"in {where}, fields {moved} changed places: one list of fields serves every version, so a "
+                       "new version cannot reorder them; keep the order (a field meant to move is removed in the "
+                       "new version and added again under a new name)")
 
 
 def _index(spec: FieldSpec) -> int:
@@ -147,15 +147,15 @@ def _kept(plan: Plan, old: FieldSpec, new: FieldSpec, old_tags: dict[int, FieldS
     present = plan.wanted(_present(old), _present(new), scope)
     released = present.reaches(plan.frozen)
     if released and _retyped(old, new):
-        raise Blocked(_two_field_form(plan, old, new, label))
+        raise _Blocked(_two_field_form(plan, old, new, label))
     if old.tag is not None and new.tag is not None and old.tag != new.tag:
-        raise Blocked(f"{label} moved from tag {old.tag} to tag {new.tag}: a field keeps its tag in every version; "
-                      f"keep tag {old.tag}")
+        raise _Blocked(f"{label} moved from tag {old.tag} to tag {new.tag}: a field keeps its tag in every version; "
+                       f"keep tag {old.tag}")
     if new.tag is not None and old.tag is None and new.tag in old_tags:
-        raise Blocked(_reused_tag(new, old_tags[new.tag], label, old_tags))
+        raise _Blocked(_reused_tag(new, old_tags[new.tag], label, old_tags))
     if old.flexible_versions.value != new.flexible_versions.value and released:
-        raise Blocked(f"{label}: its flexibleVersions override holds for every version and is open-ended, so a "
-                      "new version cannot change the encoding of released ones; keep the override as it was")
+        raise _Blocked(f"{label}: its flexibleVersions override holds for every version and is open-ended, so a "
+                       "new version cannot change the encoding of released ones; keep the override as it was")
     _ranges(plan, new, present, plan.wanted(_tagged(old), _tagged(new), present),
             plan.wanted(_nullable(old), _nullable(new), present), scope, label)
     _nested(plan, old, new, present, label)
@@ -189,7 +189,7 @@ def _reused_tag(new: FieldSpec, owner: FieldSpec, label: str, old_tags: dict[int
 def _added(plan: Plan, new: FieldSpec, old_tags: dict[int, FieldSpec], scope: Span, where: str) -> None:
     label = f"{where}.{new.name}"
     if new.tag is not None and new.tag in old_tags:
-        raise Blocked(_reused_tag(new, old_tags[new.tag], label, old_tags))
+        raise _Blocked(_reused_tag(new, old_tags[new.tag], label, old_tags))
     tagged_everywhere = new.tag is not None and new.tagged_versions is not None \
         and new.versions is not None and new.tagged_versions.contains(new.versions)
     # a tagged field with a new tag is safe in existing versions, where they are flexible
@@ -198,7 +198,7 @@ def _added(plan: Plan, new: FieldSpec, old_tags: dict[int, FieldSpec], scope: Sp
     if not present and Span.of(_present(new)).within(scope):
         cut = element_removal(plan.new_doc, new.path)
         if cut is None:
-            raise Blocked(f"{label} is new but only in released versions; remove it")
+            raise _Blocked(f"{label} is new but only in released versions; remove it")
         plan.edits.append(cut)
         plan.notes.append(f"{label}: removed (the new revision adds it to released versions only, and a new field "
                           "can only start in a new version)")
@@ -212,9 +212,9 @@ def _ranges(plan: Plan, new: FieldSpec, present: Span, tagged: Span, nullable: S
     """Edit the field's three ranges where F's differ from the new revision's within ``scope``."""
     wanted_tagged = plan.as_range(tagged, f"{label} taggedVersions")
     if tagged and not wanted_tagged.open_ended:
-        raise Blocked(f"{label} would be tagged in {tagged} only: taggedVersions is open-ended (a field "
-                      "tagged in a version stays tagged in every later one), so it cannot become a regular field "
-                      "in a new version; keep it tagged")
+        raise _Blocked(f"{label} would be tagged in {tagged} only: taggedVersions is open-ended (a field "
+                       "tagged in a version stays tagged in every later one), so it cannot become a regular field "
+                       "in a new version; keep it tagged")
     for key, versions, wanted, current in (
             ("versions", present, plan.as_range(present, f"{label} versions"), new.versions),
             ("taggedVersions", tagged, wanted_tagged, new.tagged_versions if new.tag is not None else None),
@@ -269,8 +269,8 @@ def _restored(plan: Plan, old: FieldSpec, scope: Span, label: str) -> str | None
     if tagged == present:
         return None
     if tagged:
-        raise Blocked(f"{label} was tagged in {tagged}: taggedVersions is open-ended, so the field "
-                      "cannot stop in a new version; keep it")
+        raise _Blocked(f"{label} was tagged in {tagged}: taggedVersions is open-ended, so the field "
+                       "cannot stop in a new version; keep it")
     nullable = Span.of(_nullable(old)).within(present)
     edits = set_member(plan.old_doc, old.path, "versions", str(plan.as_range(present, label)))
     if old.nullable_versions is not None and not old.nullable_versions.empty:
@@ -287,6 +287,6 @@ def _all_edits(plan: Plan) -> list[Edit]:
     for (fields_path, index), texts in plan.inserts.items():
         edit = field_insertion(plan.new_doc, fields_path, index, texts)
         if edit is None:
-            raise Blocked(f"no place to put back {len(texts)} field(s) in {'.'.join(map(str, fields_path))}")
+            raise _Blocked(f"no place to put back {len(texts)} field(s) in {'.'.join(map(str, fields_path))}")
         edits.append(edit)
     return sorted(edits)

@@ -1,6 +1,6 @@
 """The fixed revision F of ``compat --suggest``, version by version: the versions where F has an attribute (the
 old revision's answer up to the released top, the new one's above it) as range arithmetic, never a loop over
-version numbers, and ``Blocked``, a change Kafka's format cannot carry in a new version.
+version numbers, and ``_Blocked``, a change Kafka's format cannot carry in a new version.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from linter.parse.document import SpecDocument
 from linter.parse.jsonc import JsonPath
 
 
-class Blocked(Exception):
+class _Blocked(Exception):
     """A change Kafka's format cannot carry in a new version."""
 
 
@@ -55,7 +55,7 @@ class Plan:
         if not versions:
             return NONE
         if len(versions.parts) > 1:
-            raise Blocked(f"{what} would need versions {versions}, which is not one range")
+            raise _Blocked(f"{what} would need versions {versions}, which is not one range")
         low, high = versions.parts[0]
         return Versions(low, SHORT_MAX if high == self.top else high)
 
