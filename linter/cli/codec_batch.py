@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
@@ -17,9 +16,8 @@ from linter.cli.codec_io import (
     parse_hex,
     parse_json,
     specs_option,
-    unknown_message,
 )
-from linter.parse.files import MAX_INPUT_BYTES
+from linter.parse.files import MAX_INPUT_BYTES, bounded_lines
 
 if TYPE_CHECKING:
     from linter.codec import Codec
@@ -52,21 +50,6 @@ def batch_command(specs: str, input_file: str | None) -> None:
     finally:
         close_input(stream)
     click.get_current_context().exit(1 if failed else 0)
-
-
-def bounded_lines(stream: BinaryIO) -> Iterator[bytes | None]:
-    """The stream's lines, each at most MAX_INPUT_BYTES long: a longer one is ``None`` (and skipped to its
-    end), so a line without end (``/dev/zero`` through a pipe) costs bounded memory."""
-    while True:
-        line = stream.readline(MAX_INPUT_BYTES + 1)
-        if not line:
-            return
-        if len(line) > MAX_INPUT_BYTES and not line.endswith(b"\n"):
-            while (rest := stream.readline(1 << 20)) and not rest.endswith(b"\n"):
-                pass
-            yield None
-            continue
-        yield line
 
 
 class _Job(NamedTuple):  # not a dataclass: cheaper to define, and every krpc-lint start defines it
@@ -106,7 +89,9 @@ def _job(codec: Codec, line: bytes) -> _Job:
     if type(version) is not int:
         raise BadInput(f"version must be an integer, not {version!r}")
     if name not in codec.names:
-        raise BadInput(unknown_message(codec, name))
+        from linter.codec.errors import unknown_message
+
+        raise BadInput(unknown_message(codec.names, name))
     try:
         codec.plan(name, version)
     except ValueError as exc:

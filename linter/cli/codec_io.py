@@ -109,15 +109,9 @@ def message_spec(codec: Codec, name: str) -> MessageSpec:
     try:
         return codec.spec(name)
     except KeyError:
-        raise usage_error(unknown_message(codec, name)) from None
+        from linter.codec.errors import unknown_message
 
-
-def unknown_message(codec: Codec, name: str) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(name, codec.names, n=3)
-    suggestion = f"; did you mean {' or '.join(close)}?" if close else ""
-    return f"unknown message {name!r}{suggestion} (the specs define {len(codec.names)} messages)"
+        raise usage_error(unknown_message(codec.names, name)) from None
 
 
 def check_version(codec: Codec, name: str, version: int) -> None:

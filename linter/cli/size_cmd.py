@@ -5,8 +5,6 @@ the report (its JSON contract, the text and the HTML page) is built there, print
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import click
 
 from linter.cli.common import (
@@ -55,9 +53,7 @@ def size_command(specs: str, message: str | None, version: int | None, values_fi
     With --kip636, --tag or --flexible, also the bytes of the same values with the specs edited so, and the
     saving (negative: bytes added).
     """
-    from linter.cli.codec_io import unknown_message
     from linter.codec import Codec
-    from linter.size.measure import SizeError
     from linter.size.report import SizeOptions, check_usage, measure_report, render
 
     options = SizeOptions(version=version, values_file=values_file, frames=frames_path, master=master, count=count,
@@ -68,20 +64,9 @@ def size_command(specs: str, message: str | None, version: int | None, values_fi
     codec = Codec.load(specs, allow_invalid=allow_invalid)
     if codec.skipped:
         click.echo(skipped_line(codec.skipped), err=True)
-    if message is not None and message not in codec.names:
-        raise SizeError(unknown_message(codec, message))
-    sized = measure_report(codec, specs, message, options, _bounded_lines)
+    sized = measure_report(codec, specs, message, options)
     if sized.frames is not None:
         run = sized.frames
         click.echo(f"{run.tally.frames:,} frames sized in {run.seconds:.1f} s ({run.master})", err=True)
     emit(render(sized.report, fmt, specs), output)
 
-
-def _bounded_lines(path: str) -> Iterator[bytes | None]:
-    """The lines of a ``--values`` file, opened when first read; one over MAX_INPUT_BYTES is ``None``, never
-    held whole."""
-    from linter.cli.codec_batch import bounded_lines
-    from linter.parse.files import open_regular
-
-    with open_regular(path) as stream:
-        yield from bounded_lines(stream)

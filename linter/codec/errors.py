@@ -18,6 +18,20 @@ def join_path(parts: list[str | int]) -> str:
     return out
 
 
+def unknown_message(names: list[str], name: str) -> str:
+    """Why ``name`` is not a message of specs defining ``names``, with the closest names (a typo is the usual
+    cause): the one wording of the codec, size and frames commands and the library alike.
+
+    >>> unknown_message(["FetchRequest", "FetchResponse"], "FetchRequst")
+    "unknown message 'FetchRequst'; did you mean FetchRequest or FetchResponse? (the specs define 2 messages)"
+    """
+    import difflib
+
+    close = difflib.get_close_matches(name, names, n=3)
+    suggestion = f"; did you mean {' or '.join(close)}?" if close else ""
+    return f"unknown message {name!r}{suggestion} (the specs define {len(names)} messages)"
+
+
 class CodecError(KrpcLintError, ValueError):
     """Base of encode and decode errors; ``path`` grows as the error leaves nested structs."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -131,3 +131,18 @@ def replace_file(path: str | os.PathLike[str], text: str) -> None:
     except BaseException:
         Path(partial).unlink(missing_ok=True)
         raise
+
+
+def bounded_lines(stream: BinaryIO) -> Iterator[bytes | None]:
+    """The stream's lines, each at most MAX_INPUT_BYTES long: a longer one is ``None`` (and skipped to its
+    end), so a line without end (``/dev/zero`` through a pipe) costs bounded memory."""
+    while True:
+        line = stream.readline(MAX_INPUT_BYTES + 1)
+        if not line:
+            return
+        if len(line) > MAX_INPUT_BYTES and not line.endswith(b"\n"):
+            while (rest := stream.readline(1 << 20)) and not rest.endswith(b"\n"):
+                pass
+            yield None
+            continue
+        yield line

@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from linter.codec import Codec
-from linter.codec.errors import CodecError
+from linter.codec.errors import CodecError, unknown_message
 from linter.codec.values import random_value
 from linter.escape import guard_lines, json_text, printable
 from linter.parse.bounded_json import NestingError, NumberTooLong, load_json
-from linter.parse.files import MAX_INPUT_BYTES, open_regular
+from linter.parse.files import MAX_INPUT_BYTES, bounded_lines, open_regular
 from linter.size.html import size_page
 from linter.size.measure import (
     SizeError,
@@ -94,15 +94,16 @@ def size_report(specs: str, message: str | None = None, options: SizeOptions | N
     options = options or SizeOptions()
     check_usage(message, options)
     codec = Codec.load(specs, allow_invalid=options.allow_invalid)
-    if message is not None and message not in codec.names:
-        raise SizeError(f"unknown message {message!r}")
     return measure_report(codec, specs, message, options).report
 
 
 def measure_report(codec: Codec, specs: str, message: str | None, options: SizeOptions,
                    lines: Lines | None = None) -> Sized:
     """The report of a known MESSAGE (or every request and response) of ``codec``, loaded from ``specs``;
-    ``lines`` reads ``values_file`` (default: its lines, each whole)."""
+    ``lines`` reads ``values_file`` (default: its lines, one over MAX_INPUT_BYTES ``None``, never held whole);
+    an unknown MESSAGE is a ``SizeError`` naming the closest names."""
+    if message is not None and message not in codec.names:
+        raise SizeError(unknown_message(codec.names, message))
     what_if = WhatIf(options.kip636, options.tags, options.flexible)
     if options.frames is not None:
         run = _frames(codec, specs, what_if, message, options)
@@ -111,7 +112,7 @@ def measure_report(codec: Codec, specs: str, message: str | None, options: SizeO
         return Sized(_with_total(results, what_if.active), run)
     names = [message] if message is not None else [
         name for name in codec.names if codec.spec(name).type in ("request", "response") and not codec.spec(name).removed]
-    return Sized(_with_total([_one(codec, name, what_if, options, lines or _whole_lines) for name in names],
+    return Sized(_with_total([_one(codec, name, what_if, options, lines or _bounded_lines) for name in names],
                              what_if.active))
 
 
@@ -168,9 +169,11 @@ def message_version(codec: Codec, name: str, version: int | None) -> int:
     return version
 
 
-def _whole_lines(path: str) -> Iterator[bytes]:
+def _bounded_lines(path: str) -> Iterator[bytes | None]:
+    """The lines of a ``--values`` file, opened when first read; one over MAX_INPUT_BYTES is ``None``, never
+    held whole."""
     with open_regular(path) as stream:
-        yield from stream
+        yield from bounded_lines(stream)
 
 
 def read_values(codec: Codec, name: str, version: int, path: str,

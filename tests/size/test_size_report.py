@@ -89,6 +89,8 @@ def test_usage_errors_without_click(message: str | None, options: SizeOptions, e
 def test_unknown_message_and_version_are_size_errors() -> None:
     with pytest.raises(SizeError, match="unknown message 'Nope'"):
         size_report(VALID, "Nope")
+    with pytest.raises(SizeError, match="did you mean WidgetFetchRequest"):  # the library suggests, as the CLI
+        size_report(VALID, "WidgetFetchRequst")
     with pytest.raises(SizeError, match="WidgetFetchRequest has no version 99"):
         size_report(VALID, "WidgetFetchRequest", SizeOptions(version=99))
 
