@@ -5,7 +5,7 @@ and what it writes to stdout, stderr, the job summary and the step outputs is ch
 Commands: lint and compat in every format, changelog, matrix, size, conformance, codec decode, rules explain,
 usage mistakes naming hostile paths, and the Action on a pull request that renames things hostile. Each run must
 exit 0, 1 or 2, with no traceback and no "internal error" on stderr, an exit 2 saying why in one line, and
-no output holding what only unescaped input can (``tests/hostile_output.problems``: controls, bidi, forged
+no output holding what only unescaped input can (``tests/support/hostile_output.problems``: controls, bidi, forged
 workflow commands, broken job-summary tables, bytes that are not UTF-8), within 30 s.
 
 Slower than bench/fuzz.py (a process per run: ~0.3 s), so fewer inputs: ``--runs`` (default 300).
@@ -31,7 +31,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from hostile_output import (
+from support.hostile_output import (
     SPEC_DIR,
     breaking_edit,
     disk_name,
