@@ -148,7 +148,7 @@ def _change_columns(finding: Any) -> dict[str, Any]:
 def witness_reading(witness: dict[str, Any]) -> str | None:
     """What the other revision does with a witness's bytes, as ``krpc-lint compat`` words it, so the report
     shows the proof and not only the bytes."""
-    from linter.compat.change import witness_outcome
+    from linter.report.formats import witness_outcome
 
     return witness_outcome(witness) if witness else None
 

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from linter.compat.kinds import ChangeKind
-from linter.escape import printable
 from linter.parse.jsonc import JsonPath
 from linter.vocabulary import VERDICTS, Category
 
@@ -83,12 +82,3 @@ def version_ranges(versions: list[int], separator: str = ", ") -> str:
             out.append(str(start) if start == version else f"{start}-{version}")
             start = None
     return separator.join(out)
-
-
-def witness_outcome(witness: dict[str, Any]) -> str:
-    """What the revision that did not write a witness's bytes does with them (the text report's second
-    witness line; the audit's ``witness_reading``)."""
-    reader = "old" if witness.get("writer") == "new" else "new"
-    if witness.get("error"):
-        return f"the {reader} revision fails: {printable(str(witness['error']))}"
-    return f"the {reader} revision reads it differently: {printable(str(witness.get('reason') or 'another value'))}"

@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from linter.engine.findings import Finding, Report
     from linter.engine.rules import Rule
 
-from linter.compat.change import witness_outcome
 from linter.escape import guard_lines, json_text, lead_path, printable
 from linter.vocabulary import FORMATS, TOOL_NAME, plural, tool_version
 
@@ -107,6 +106,15 @@ def _witness_lines(witness: dict[str, Any]) -> Iterable[Segments]:
     yield [("  witness: ", "dim"),
            (f"v{printable(str(witness.get('version')))} written by the {writer} revision: {shown}", "")]
     yield [("           ", ""), (witness_outcome(witness), "")]
+
+
+def witness_outcome(witness: dict[str, Any]) -> str:
+    """What the revision that did not write a witness's bytes does with them (the text report's second
+    witness line; the audit's ``witness_reading``)."""
+    reader = "old" if witness.get("writer") == "new" else "new"
+    if witness.get("error"):
+        return f"the {reader} revision fails: {printable(str(witness['error']))}"
+    return f"the {reader} revision reads it differently: {printable(str(witness.get('reason') or 'another value'))}"
 
 
 def render_text(report: Report, *, color: bool = False) -> str:
