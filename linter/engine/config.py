@@ -31,7 +31,6 @@ import tomllib
 from collections import deque
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -263,8 +262,7 @@ def _read(file: Path) -> dict[str, Any]:
 def config_schema() -> dict[str, Any]:
     """The JSON Schema of a config mapping (``linter/engine/config.schema.json``), its properties in the order
     they are checked."""
-    schema: dict[str, Any] = json.loads(
-        resources.files("linter.engine").joinpath(SCHEMA_RESOURCE).read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads(Path(__file__).with_name(SCHEMA_RESOURCE).read_text(encoding="utf-8"))
     return schema
 
 
