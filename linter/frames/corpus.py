@@ -53,6 +53,7 @@ RESPONSE_START = struct.Struct(">ii")  # size, correlationId
 INPUT_COLUMNS = ("api_key", "api_version", "direction", "correlation_id", "bytes", "hex", "corrupt")
 JSON_INPUT = ("api_key INT, api_version INT, direction STRING, correlation_id INT, bytes BINARY, hex STRING, "
               "corrupt STRING")
+WRITTEN = "api_key INT, api_version INT, direction STRING, correlation_id INT, bytes BINARY"  # frames generate's Parquet
 INPUT_TYPES = dict(schema.fields(JSON_INPUT))  # each input column's Spark type: what it is cast to
 PARQUET_MAGIC = b"PAR1"
 READ_BATCH = 16384  # frames per Parquet batch read in this process

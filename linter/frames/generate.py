@@ -32,11 +32,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from linter.frames.corpus import CORRELATION_OFFSET, JSON_SUFFIXES, REQUEST, RESPONSE
+from linter.frames.corpus import (
+    CORRELATION_OFFSET,
+    JSON_SUFFIXES,
+    REQUEST,
+    RESPONSE,
+    WRITTEN,
+)
 from linter.frames.errors import PipelineInputError
 from linter.frames.values import Traffic
 from linter.memory import collector_paused
 from linter.spark.output import atomic_file
+from linter.spark.schema import arrow_schema
 
 if TYPE_CHECKING:
     from linter.codec import Codec
@@ -202,8 +209,7 @@ def _write_parquet(path: Path, batches: Iterator[Columns]) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    schema = pa.schema([("api_key", pa.int32()), ("api_version", pa.int32()), ("direction", pa.string()),
-                        ("correlation_id", pa.int32()), ("bytes", pa.binary())])
+    schema = arrow_schema(WRITTEN)
     # No dictionary for the frames: all but distinct, so building one only costs (~4x the write time).
     with pq.ParquetWriter(path, schema, use_dictionary=["api_key", "api_version", "direction"]) as writer:
         for columns in batches:

@@ -77,7 +77,8 @@ def columns(ddl: str) -> list[str]:
     return [name for name, _ in fields(ddl)]
 
 
-_ARROW_TYPES = {"STRING": "string", "INT": "int32", "BIGINT": "int64", "BOOLEAN": "bool_", "DOUBLE": "float64"}
+_ARROW_TYPES = {"STRING": "string", "INT": "int32", "BIGINT": "int64", "BOOLEAN": "bool_", "DOUBLE": "float64",
+                "BINARY": "binary"}
 
 
 @cache

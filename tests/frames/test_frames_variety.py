@@ -187,3 +187,14 @@ def test_a_request_version_without_its_response_gets_no_reply_frames(kafka: Path
     generate(specs, 2000, out, seed=1)
     table = pq.read_table(out).to_pydict()
     assert (key, top + 1, "response") not in set(zip(table["api_key"], table["api_version"], table["direction"]))
+
+
+def test_the_written_parquet_has_the_corpus_ddl_schema(kafka: Path, tmp_path: Path) -> None:
+    """One schema source: the generator writes what ``corpus.WRITTEN`` says, which readers cast by ``JSON_INPUT``."""
+    from linter.frames.corpus import INPUT_TYPES, WRITTEN
+    from linter.spark.schema import arrow_schema, fields
+
+    out = tmp_path / "frames.parquet"
+    generate(kafka, 50, out, seed=1)
+    assert pq.read_schema(out) == arrow_schema(WRITTEN)
+    assert all(INPUT_TYPES[name] == kind for name, kind in fields(WRITTEN))
