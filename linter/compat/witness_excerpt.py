@@ -11,6 +11,7 @@ from typing import Any
 
 from linter.codec.compiler import json_key
 from linter.compat.layout import MAX_DEPTH
+from linter.vocabulary import plural
 
 WHOLE_BYTES = 512  # a message up to this size is shown whole (hex); larger ones as an excerpt
 WINDOW = 64  # bytes shown either side of the offset where the revisions part
@@ -136,13 +137,13 @@ def _trim(value: Any, path: list[str], budget: list[int], depth: int) -> Any:
             budget[0] -= 1
             out[_cut(str(key))] = _trim(item, [], budget, depth + 1)
         if left:
-            out["…"] = f"{left} more field{'s' if left != 1 else ''}"
+            out["…"] = plural(left, "more field")
         return out
     if isinstance(value, list):
         items: list[Any] = []
         for index, item in enumerate(value):
             if budget[0] <= 0 and index:
-                items.append(f"… {len(value) - index} more element{'s' if len(value) - index != 1 else ''}")
+                items.append(f"… {plural(len(value) - index, 'more element')}")
                 break
             budget[0] -= 1
             items.append(_trim(item, path, budget, depth + 1))
