@@ -15,7 +15,7 @@ PIP    := PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet --quiet --d
 
 # The core (what `make run` needs: ~65 MB, seconds); the test extras (PySpark, pyarrow, pytest...) only
 # for `make test`.
-$(CORE): $(BIN)/python pyproject.toml setup.py linter/codec/_speedups.c
+$(CORE): $(BIN)/python pyproject.toml setup.py linter/codec/_speedups.h linter/codec/_speedups.c linter/codec/_speedups_decode.c linter/codec/_speedups_encode.c
 	$(PIP) -e .
 	$(BIN)/python -m compileall -q linter  # an editable install leaves no bytecode: every start would compile
 	touch $(CORE)

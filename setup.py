@@ -5,4 +5,8 @@
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("linter.codec._speedups", ["linter/codec/_speedups.c"], optional=True)])
+# One module from three sources that share a private header (depends: editing it rebuilds, and the
+# sdist carries it).
+SOURCES = ["linter/codec/_speedups.c", "linter/codec/_speedups_decode.c", "linter/codec/_speedups_encode.c"]
+
+setup(ext_modules=[Extension("linter.codec._speedups", SOURCES, depends=["linter/codec/_speedups.h"], optional=True)])
