@@ -252,9 +252,11 @@ from linter.cli.compat_cmd import changelog_command, compat_command, matrix_comm
 for _command in (compat_command, changelog_command, matrix_command):
     cli.add_command(_command)
 
-# --- audit, replay, frames (linter/cli/audit_replay_cmd.py; PySpark only when they run) ----------
+# --- audit, replay, frames (PySpark only when they run) ------------------------------------------
 
-from linter.cli.audit_replay_cmd import audit_command, frames_group, replay_command
+from linter.cli.audit_cmd import audit_command
+from linter.cli.frames_cmd import frames_group
+from linter.cli.replay_cmd import replay_command
 
 for _command in (audit_command, replay_command, frames_group):
     cli.add_command(_command)

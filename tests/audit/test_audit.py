@@ -189,7 +189,7 @@ def test_a_small_history_audits_in_process_with_the_tables_spark_writes(history_
     import pyarrow.parquet as pq
 
     from linter.audit import run as audit_module
-    from linter.cli.audit_replay_cmd import AUDIT_MASTER_HELP
+    from linter.cli.audit_cmd import AUDIT_MASTER_HELP
 
     assert f"at most {audit_module.IN_PROCESS_UNITS} blobs" in AUDIT_MASTER_HELP  # the help says the threshold
 

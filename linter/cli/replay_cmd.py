@@ -1,0 +1,42 @@
+"""``krpc-lint replay``: captured frames decoded under two spec revisions on Spark (``linter.replay``,
+docs/pipeline.md). PySpark is imported only when it runs; exit 2 with how to install it when it is missing."""
+
+from __future__ import annotations
+
+import click
+
+from linter.cli.common import ALLOW_INVALID_HELP, NonEmptyPath, non_empty, skipped_line
+from linter.escape import printable
+
+MASTER_HELP = "Spark master: local[*] (default, Spark inside this process) or spark://HOST:PORT."
+
+
+@click.command("replay")
+@click.argument("frames", type=click.Path(exists=True))
+@click.option("--specs", "old_specs", required=True, type=click.Path(exists=True), help="The specs frames were "
+              "written with (the old revision).")
+@click.option("--against", "new_specs", required=True, type=click.Path(exists=True), help="The changed specs "
+              "(the new revision).")
+@click.option("--out", required=True, type=NonEmptyPath(), help="Output directory (mismatches/, counts/).")
+@click.option("--master", default=None, metavar="URL", callback=non_empty("names no Spark master"), help=MASTER_HELP)
+@click.option("--overwrite", is_flag=True, help="Replace OUT if it exists.")
+@click.option("--allow-invalid", is_flag=True, help=ALLOW_INVALID_HELP)
+def replay_command(frames: str, old_specs: str, new_specs: str, out: str, master: str | None,
+                   overwrite: bool, allow_invalid: bool) -> None:
+    """Decode captured frames under two revisions of the specs; report the frames that differ."""
+    from linter.replay.run import replay
+    from linter.spark.progress import RunProgress
+    from linter.spark.session import require_pyspark
+
+    require_pyspark()
+    with RunProgress() as progress:
+        progress.step(f"replaying {frames}")
+        summary = replay(frames, old_specs, new_specs, out, master=master, overwrite=overwrite,
+                         allow_invalid=allow_invalid)
+    if summary.skipped:
+        click.echo(skipped_line(summary.skipped), err=True)
+    outcomes = ", ".join(f"{count} {outcome}" for outcome, count in summary.outcomes.items() if count)
+    click.echo(f"{summary.frames} frames: {outcomes or 'none'}; {summary.frames_per_second:,.0f} frames/s "
+               f"({summary.seconds} s) on {summary.master}")
+    click.echo(printable(f"wrote {out}/mismatches ({summary.mismatches} frames that fail or differ), {out}/counts "
+                         "(Parquet)"))
