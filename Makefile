@@ -42,7 +42,7 @@ run: install
 test: install-test
 	$(BIN)/ruff check linter tests bench
 	$(BIN)/mypy  # strict on linter/ (pyproject.toml [tool.mypy])
-	$(BIN)/lint-imports --no-cache  # the rooms' layers (pyproject.toml [tool.importlinter])
+	$(BIN)/lint-imports --no-cache --no-logo  # the rooms' layers (pyproject.toml [tool.importlinter])
 	$(BIN)/python -m pytest
 
 bench: install

@@ -65,7 +65,7 @@ def test_an_upward_import_breaks_the_contract(tmp_path: Path) -> None:
     bottom = tmp_path / "linter" / "vocabulary.py"
     bottom.write_text(bottom.read_text(encoding="utf-8") + "\n\ndef _late() -> None:\n    import linter.cli.main\n",
                       encoding="utf-8")
-    result = subprocess.run([str(LINT_IMPORTS), "--no-cache"], cwd=tmp_path, capture_output=True, text=True,
+    result = subprocess.run([str(LINT_IMPORTS), "--no-cache", "--no-logo"], cwd=tmp_path, capture_output=True, text=True,
                             env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"}, timeout=300, check=False)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "linter.vocabulary is not allowed to import linter.cli" in result.stdout
