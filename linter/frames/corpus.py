@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linter.errors import KrpcLintError
-from linter.frames.errors import PipelineInputError
+from linter.frames.errors import FramesInputError
 from linter.model.wire import WIRE
 from linter.parse.bounded_json import load_json
 from linter.parse.discovery import files_below
@@ -123,19 +123,19 @@ def batch_columns(batch: pa.RecordBatch) -> list[list[Any]]:
 
 def count_frames(frames_path: str | Path) -> int:
     """How many frames FRAMES holds (rows: Parquet footers; non-blank lines of JSON Lines), after checking
-    that it looks like a corpus at all: ``PipelineInputError`` naming the file and the byte otherwise."""
+    that it looks like a corpus at all: ``FramesInputError`` naming the file and the byte otherwise."""
     path = Path(frames_path)
     if path.is_dir():
         files = spark_files(path)
         if not files:
-            raise PipelineInputError(f"{frames_path}: a directory of FRAMES needs Parquet files; it has none")
+            raise FramesInputError(f"{frames_path}: a directory of FRAMES needs Parquet files; it has none")
         return sum(_parquet_rows(file) for file in files)
     _regular(path)
     if path.suffix.lower() in JSON_SUFFIXES:
         return _json_lines(path)
     if path.suffix.lower() == ".parquet":
         return _parquet_rows(path)
-    raise PipelineInputError(f"{frames_path}: FRAMES must be Parquet (.parquet, or a directory of Parquet files) "
+    raise FramesInputError(f"{frames_path}: FRAMES must be Parquet (.parquet, or a directory of Parquet files) "
                              f"or JSON Lines ({', '.join(JSON_SUFFIXES)})")
 
 
@@ -143,9 +143,9 @@ def _regular(path: Path) -> None:
     try:
         mode = os.stat(path).st_mode
     except OSError as exc:
-        raise PipelineInputError(f"{path}: {exc.strerror or exc}") from None
+        raise FramesInputError(f"{path}: {exc.strerror or exc}") from None
     if not stat.S_ISREG(mode):
-        raise PipelineInputError(f"{path}: not a regular file")
+        raise FramesInputError(f"{path}: not a regular file")
 
 
 def _parquet_rows(file: Path) -> int:
@@ -158,18 +158,18 @@ def _parquet_rows(file: Path) -> int:
         tail = stream.read(4)
     for offset, magic in ((0, head), (max(0, size - 4), tail)):
         if magic != PARQUET_MAGIC:
-            raise PipelineInputError(f"{file}: byte {offset}: not a Parquet file (no {PARQUET_MAGIC.decode()} "
+            raise FramesInputError(f"{file}: byte {offset}: not a Parquet file (no {PARQUET_MAGIC.decode()} "
                                      "magic there)")
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise PipelineInputError("reading Parquet needs pyarrow: pip install 'krpc-lint[spark]'") from None
+        raise FramesInputError("reading Parquet needs pyarrow: pip install 'krpc-lint[spark]'") from None
     try:
         parquet = pq.ParquetFile(file)
     except Exception as exc:  # noqa: BLE001 - pyarrow's errors vary: any failure means unreadable
-        raise PipelineInputError(f"{file}: byte {size - 8}: not a readable Parquet footer ({_reason(exc)})") from None
+        raise FramesInputError(f"{file}: byte {size - 8}: not a readable Parquet footer ({_reason(exc)})") from None
     if not {"bytes", "hex"} & set(parquet.schema_arrow.names):
-        raise PipelineInputError(f"{file}: FRAMES needs a bytes or a hex column; it has "
+        raise FramesInputError(f"{file}: FRAMES needs a bytes or a hex column; it has "
                                  f"{', '.join(parquet.schema_arrow.names)}")
     rows: int = parquet.metadata.num_rows
     return rows
@@ -198,7 +198,7 @@ def _lines(file: Path) -> Iterator[tuple[int, int, bytes]]:
 
 def _json_row(file: Path, offset: int, number: int, line: bytes, strict: bool = False) -> tuple[Any, ...]:
     """A JSON line as a row of ``INPUT_COLUMNS`` (base64 ``bytes`` decoded, as Spark reads them); one that is
-    not a frame record has ``corrupt`` set, or, ``strict``, is ``PipelineInputError`` at its byte."""
+    not a frame record has ``corrupt`` set, or, ``strict``, is ``FramesInputError`` at its byte."""
     try:
         record = load_json(line.decode(json.detect_encoding(line), "surrogatepass"))  # as json.loads(bytes)
         if not isinstance(record, dict) or not {"bytes", "hex"} & record.keys():
@@ -210,7 +210,7 @@ def _json_row(file: Path, offset: int, number: int, line: bytes, strict: bool = 
                 record.get("correlation_id"), data, record.get("hex"), None)
     except (ValueError, binascii.Error) as exc:
         if strict:
-            raise PipelineInputError(f"{file}: byte {offset} (line {number}): not a frame record: {exc}") from None
+            raise FramesInputError(f"{file}: byte {offset} (line {number}): not a frame record: {exc}") from None
         return (None,) * 6 + (f"line {number} at byte {offset}: {exc}",)
 
 
@@ -231,13 +231,13 @@ def read_rows(frames_path: str | Path) -> Iterator[tuple[int | None, tuple[Any, 
                 for row in zip(*batch_columns(batch)):
                     yield None, row
         except OSError as exc:
-            raise PipelineInputError(f"{file}: cannot be read: {_reason(exc)}") from None
+            raise FramesInputError(f"{file}: cannot be read: {_reason(exc)}") from None
 
 
-def refused(frames_path: str | Path, frame: int, reason: str, offset: int | None = None) -> PipelineInputError:
+def refused(frames_path: str | Path, frame: int, reason: str, offset: int | None = None) -> FramesInputError:
     """The one-line error of a frame of FRAMES that cannot be used (``frame`` counts from 0, as replay's rows)."""
     where = f" (byte {offset} of the file)" if offset is not None else ""
-    return PipelineInputError(f"{frames_path}: frame {frame}{where}: {reason}")
+    return FramesInputError(f"{frames_path}: frame {frame}{where}: {reason}")
 
 
 def _reason(exc: BaseException) -> str:
@@ -259,7 +259,7 @@ def frames_job(spark: SparkSession, frames_path: str | Path) -> Iterator[None]:
     except Exception as exc:
         if type(exc).__module__.split(".")[0] not in ("pyspark", "py4j"):
             raise
-        raise PipelineInputError(f"{frames_path}: Spark could not read the frames: {spark_reason(exc)}") from None
+        raise FramesInputError(f"{frames_path}: Spark could not read the frames: {spark_reason(exc)}") from None
     finally:
         spark.conf.unset(SPLIT_CONF) if split is None else spark.conf.set(SPLIT_CONF, split)
 
@@ -278,7 +278,7 @@ def read_frames(spark: SparkSession, frames_path: str | Path, parquet: list[str]
         return (spark.read.schema(JSON_INPUT).option("mode", "PERMISSIVE")
                 .option("columnNameOfCorruptRecord", "corrupt").json(str(path)))
     if path.is_file() and path.suffix.lower() != ".parquet":
-        raise PipelineInputError(f"{frames_path}: FRAMES must be Parquet (.parquet, or a directory of Parquet files) "
+        raise FramesInputError(f"{frames_path}: FRAMES must be Parquet (.parquet, or a directory of Parquet files) "
                          f"or JSON Lines ({', '.join(JSON_SUFFIXES)})")
     if parquet is None:
         known = _parquet_schema(path)
@@ -287,7 +287,7 @@ def read_frames(spark: SparkSession, frames_path: str | Path, parquet: list[str]
         frames = spark.read.option("mergeSchema", "true").parquet(*parquet)
     present = set(frames.columns)
     if not present & {"bytes", "hex"}:
-        raise PipelineInputError(f"{frames_path}: FRAMES needs a bytes or a hex column; it has {', '.join(frames.columns)}")
+        raise FramesInputError(f"{frames_path}: FRAMES needs a bytes or a hex column; it has {', '.join(frames.columns)}")
     return frames.select(*[F.expr(f"try_cast(`{name}` AS {INPUT_TYPES[name]})").alias(name) if name in present
                            else F.lit(None).cast(INPUT_TYPES[name]).alias(name) for name in INPUT_COLUMNS])
 
@@ -319,7 +319,7 @@ def parquet_input(frames_path: str | Path, scratch: Path) -> list[str] | None:
             readable.append(str(file))
             continue
         if isinstance(damage, str) and not path.is_dir():
-            raise PipelineInputError(f"{file}: not a readable Parquet file ({damage})")
+            raise FramesInputError(f"{file}: not a readable Parquet file ({damage})")
         copy = scratch / f"repaired-{number}.parquet"
         _repair(file, damage, copy)
         readable.append(str(copy))
@@ -335,7 +335,7 @@ def spark_files(directory: Path) -> list[Path]:
                       for name in [*filter(_shown, regular), *(n for n in others if _shown(n)
                                                                and os.path.isfile(Path(folder, n)))])
     except InputError as exc:  # a directory chain deeper than the walker goes
-        raise PipelineInputError(f"FRAMES {exc}") from None
+        raise FramesInputError(f"FRAMES {exc}") from None
 
 
 def _shown(name: str) -> bool:
@@ -380,7 +380,7 @@ def _check_types(file: Path, arrow_schema: Any) -> None:
         kind = _KINDS[INPUT_TYPES[column.name]]
         type_ = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
         if not (pa.types.is_null(type_) or tests[kind](type_)):
-            raise PipelineInputError(f"{file}: column {column.name} is {type_}; replay reads {kind} values there "
+            raise FramesInputError(f"{file}: column {column.name} is {type_}; replay reads {kind} values there "
                              "(docs/pipeline.md, replay)")
 
 

@@ -19,7 +19,7 @@ from linter.codec import Codec, DecodeError, SpecError
 from linter.codec import codec as codec_module
 from linter.codec.values import Array, Shape, Struct, shape
 from linter.frames.corpus import REQUEST, RESPONSE
-from linter.frames.errors import PipelineInputError
+from linter.frames.errors import FramesInputError
 from linter.memory import collector_paused
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ class Decoders:
     def __init__(self, codec: Codec, *, freeze: bool = False) -> None:
         for header in HEADERS.values():
             if header not in codec.names:
-                raise PipelineInputError(f"replay needs Kafka's {header} spec, and the specs have none")
+                raise FramesInputError(f"replay needs Kafka's {header} spec, and the specs have none")
         self.codec = codec
         self.freeze = freeze
         self._apis: dict[tuple[str, int, int], Api | str] = {}

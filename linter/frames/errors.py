@@ -1,4 +1,4 @@
-"""The pipeline's refusal of its input: frames, specs or a frame count that ``audit``, ``replay`` or
+"""The frames side's refusal of its input: frames, specs or a frame count that ``replay``, ``size --frames`` or
 ``frames generate`` cannot work with. A ``KrpcLintError``, so the CLI shows it in one line (exit 2)."""
 
 from __future__ import annotations
@@ -6,5 +6,5 @@ from __future__ import annotations
 from linter.errors import KrpcLintError
 
 
-class PipelineInputError(KrpcLintError, ValueError):
-    """Input the pipeline cannot use; the message names the file and what is wrong with it."""
+class FramesInputError(KrpcLintError, ValueError):
+    """Input the frames side cannot use; the message names the file and what is wrong with it."""

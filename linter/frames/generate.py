@@ -39,7 +39,7 @@ from linter.frames.corpus import (
     RESPONSE,
     WRITTEN,
 )
-from linter.frames.errors import PipelineInputError
+from linter.frames.errors import FramesInputError
 from linter.frames.values import Traffic
 from linter.memory import collector_paused
 from linter.spark.output import atomic_file
@@ -102,7 +102,7 @@ def pool(codec: Codec, rng: random.Random, size: int = POOL) -> list[tuple[Kind,
     """Frames of new values (correlation id 0): every kind once, then weighted extras up to ``size``."""
     every = kinds(codec)
     if not every:
-        raise PipelineInputError("the specs have no request with an apiKey: nothing to generate frames of")
+        raise FramesInputError("the specs have no request with an apiKey: nothing to generate frames of")
     chosen = every + rng.choices(every, weights=[kind.weight for kind in every], k=max(0, size - len(every)))
     traffic = Traffic(codec, rng)
     frames = []
@@ -165,17 +165,17 @@ def generate(specs_dir: str | os.PathLike[str], count: int, out: str | os.PathLi
     from linter.codec import Codec
 
     if count < 0:
-        raise PipelineInputError(f"the frame count must be 0 or more, got {count}")
+        raise FramesInputError(f"the frame count must be 0 or more, got {count}")
     codec = Codec.load(specs_dir, allow_invalid=allow_invalid)
     if codec.skipped:
         on_skipped(codec.skipped)
     for header in ("RequestHeader", "ResponseHeader"):
         if header not in codec.names:
-            raise PipelineInputError(f"{specs_dir}: frames need Kafka's {header} spec, and these specs have none")
+            raise FramesInputError(f"{specs_dir}: frames need Kafka's {header} spec, and these specs have none")
     rng = random.Random(seed)
     frames = pool(codec, rng, pool_size(count))
     if not frames:
-        raise PipelineInputError(f"{specs_dir}: no frame of these specs could be encoded")
+        raise FramesInputError(f"{specs_dir}: no frame of these specs could be encoded")
     picks = sample(frames, count, rng)
     jsonl = Path(out).suffix.lower() in JSON_SUFFIXES
     with atomic_file(out, overwrite=overwrite, inputs=[specs_dir]) as partial:

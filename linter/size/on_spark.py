@@ -96,7 +96,7 @@ def tally_batch(tally: Tally, part: int, rows: int, error: tuple[int, str] | Non
 def size_on_spark(spark: SparkSession, frames_path: str | Path, specs: Revision, what_if: WhatIf,
                   message: str | None = None, version: int | None = None, allow_invalid: bool = False) -> Tally:
     """Size every frame of FRAMES on ``spark`` with the specs (``allow_invalid``: as ``Codec.load``'s); the first
-    frame (in FRAMES' order) that cannot be sized is ``PipelineInputError``, as in this process."""
+    frame (in FRAMES' order) that cannot be sized is ``FramesInputError``, as in this process."""
     sizing = ((what_if.kip636, what_if.tags, what_if.flexible), message, version, allow_invalid)
     with tempfile.TemporaryDirectory(prefix="krpc-lint-size-") as scratch:
         parquet = parquet_input(frames_path, Path(scratch))

@@ -53,7 +53,7 @@ def test_errors_keep_their_historical_base() -> None:
 
 
 @pytest.mark.parametrize("qualified", ["linter.compat.sources.SourceError", "linter.engine.config.ConfigError",
-                                       "linter.frames.errors.PipelineInputError", "linter.codec.errors.SpecError"])
+                                       "linter.frames.errors.FramesInputError", "linter.codec.errors.SpecError"])
 def test_an_input_error_is_one_line_exit_2(qualified: str) -> None:
     shown = translate(_load(qualified)("specs/Foo.json: what is wrong"))
     assert type(shown) is CliError and shown.exit_code == 2

@@ -18,7 +18,7 @@ from linter.cli.main import cli
 from linter.codec import Codec
 from linter.codec.values import random_value
 from linter.frames.decode import Decoders
-from linter.frames.errors import PipelineInputError
+from linter.frames.errors import FramesInputError
 from linter.frames.generate import generate
 from linter.size.frames import FrameSizer, size_in_process
 from linter.size.html import size_page
@@ -167,9 +167,9 @@ def test_spark_names_the_frame_it_refuses_as_in_process(spark: Any, codec: Codec
     bad["hex"] = bad["hex"][:-2]
     bad["hex"] = f"{len(bytes.fromhex(bad['hex'])) - 4:08x}" + bad["hex"][8:]  # a consistent size, a short body
     broken.write_text("".join(lines[:400]) + json.dumps(bad) + "\n" + "".join(lines[401:]))
-    with pytest.raises(PipelineInputError) as in_process:
+    with pytest.raises(FramesInputError) as in_process:
         size_frames(broken, codec, specs_dir, WhatIf())
-    with pytest.raises(PipelineInputError) as on_spark:
+    with pytest.raises(FramesInputError) as on_spark:
         size_frames(broken, codec, specs_dir, WhatIf(), spark=spark)
     offset = sum(len(line.encode()) for line in lines[:400])
     assert str(in_process.value).startswith(f"{broken}: frame 400 (byte {offset} of the file): ")
