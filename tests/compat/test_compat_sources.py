@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import REPO_ROOT
 from support.gitrepo import commit, git, init_repo, isolate_git, write
 
 from linter.compat.sources import READ_LIMIT, SourceError, against, read_revision
@@ -267,3 +268,18 @@ def test_symlinks_are_skipped_on_both_sides_so_they_pair(repo: Path) -> None:
     old, new = against("HEAD", ["specs"], cwd=repo)
     assert "specs/Link.json" not in old.files
     assert list(old.files) == list(new.files)
+
+
+def test_read_specs_reads_regular_files_only(tmp_path: Path) -> None:
+    """The texts shipped to Spark workers are read as lint reads specs: a FIFO named as SPECS is refused, never
+    read (a read would wait for a writer forever)."""
+    import os
+
+    from linter.compat.sources import read_specs
+    from linter.parse.files import InputError
+
+    fifo = tmp_path / "Spec.json"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="not a regular file"):
+        read_specs(fifo)
+    assert sorted(read_specs(REPO_ROOT / "fixtures" / "valid").files)[:1] == ["BlobPushRequest.json"]
