@@ -32,7 +32,7 @@ class Packet(NamedTuple):
     """A TCP segment as captured: where it was in the capture, its flow, and its payload as far as captured."""
 
     file: str  # the capture it came from (as named to the command)
-    index: int  # its number in that capture, from 1 (the record number tools such as tshark show)
+    number: int  # its number in that capture, from 1 (the frame number tshark shows)
     ts: float  # capture timestamp, seconds since the epoch
     flow: Flow
     seq: int  # TCP sequence number of the first payload byte
