@@ -366,16 +366,12 @@ class Codec:
         return INT32.pack(len(payload)) + payload
 
     def decode_request(self, frame: bytes) -> tuple[str, int, dict[str, Any], dict[str, Any]]:
-        """(request name, API version, header, body) of a whole request frame; ``DecodeError``
-        offsets count from the start of the frame (example: the class docstring)."""
+        """(name, API version, header, body) of a request frame; ``DecodeError`` offsets count from its start."""
         buf = self._unframe(frame)
         with _frame_offsets():
             need(buf, 0, 4, "request header")
             api_key, api_version = INT16.unpack_from(buf, 0)[0], INT16.unpack_from(buf, 2)[0]
-            try:
-                name = self._keyed("request", api_key)[0]
-            except KeyError as exc:
-                raise DecodeError(str(exc.args[0]), 0) from None
+            name = self._decoded_name("request", api_key)
             version = self.request_header_version(api_key, api_version)
             header, pos = self.plan("RequestHeader", version).decode(buf, 0)
             return name, api_version, header, self._decode_at(name, api_version, buf, pos)
@@ -389,14 +385,20 @@ class Codec:
         return INT32.pack(len(payload)) + payload
 
     def decode_response(self, api_key: int, api_version: int, frame: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
-        """(header, body) of a response frame; the API key and version come from its request
-        (example: the class docstring)."""
+        """(header, body) of a response frame; the API key and version are its request's (see the class docstring)."""
         buf = self._unframe(frame)
-        name = self._keyed("response", api_key)[0]
         with _frame_offsets():
+            name = self._decoded_name("response", api_key)
             version = self.response_header_version(api_key, api_version)
             header, pos = self.plan("ResponseHeader", version).decode(buf, 0)
             return header, self._decode_at(name, api_version, buf, pos)
+
+    def _decoded_name(self, kind: str, api_key: int) -> str:
+        """The message a frame's API key names; an unknown key is a ``DecodeError`` (at the payload), not a KeyError."""
+        try:
+            return self._keyed(kind, api_key)[0]
+        except KeyError as exc:
+            raise DecodeError(str(exc.args[0]), 0) from None
 
     def encode_record(self, api_key: int, key: dict[str, Any], value: dict[str, Any] | None,
                       value_version: int | None = None) -> tuple[bytes, bytes | None]:

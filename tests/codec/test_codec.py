@@ -251,3 +251,14 @@ def test_float64_json_needs_a_fraction_like_kafkas_converter(codec):
     assert raised.value.path == "Cursor.Ratio"
     as_json["cursor"]["ratio"] = 1.0
     assert codec.from_json("ClusterStateResponse", 3, as_json)["cursor"]["ratio"] == 1.0
+
+
+def test_a_frame_of_an_unknown_api_is_a_decode_error_both_ways() -> None:
+    """A response of an API the specs lack is a ``DecodeError`` at the payload's first byte (4: after the size), as a
+    request's is (issue 27: it was a bare KeyError)."""
+    codec = Codec.load("fixtures/valid")
+    with pytest.raises(DecodeError, match="no response spec with apiKey 71") as response:
+        codec.decode_response(71, 0, bytes.fromhex("0000000400000007"))
+    with pytest.raises(DecodeError, match="no request spec with apiKey 71") as request:
+        codec.decode_request(bytes.fromhex("0000000a0047000000000007ffff"))
+    assert response.value.offset == request.value.offset == 4
