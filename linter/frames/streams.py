@@ -164,6 +164,8 @@ class KafkaStreams:
                 self.tally[NON_KAFKA] += 1
             elif stream.buf and stream.synced and stream.role in (CLIENT, SERVER):
                 self.tally[UNFINISHED] += 1
+            elif stream.buf:
+                self.tally[SKIPPED] += len(stream.buf)  # held while looking for a boundary that never came
         for conn in connections.values():
             self.tally[UNANSWERED] += len(conn.outstanding)
         self._streams.clear()

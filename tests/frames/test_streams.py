@@ -111,6 +111,12 @@ def test_a_connection_picked_up_mid_stream_syncs_on_provable_boundaries_in_both_
     assert tally[streams_mod.SKIPPED] == len(frames[0]) - 7 + len(answers[0]) - 3
 
 
+def test_the_end_counts_an_unfinished_frame_and_bytes_held_without_a_boundary(codec: Codec) -> None:
+    frame = request(codec, METADATA, 12, 1)
+    _, tally = run(codec, [Segment(UP, 1.0, frame[:-1], opened=True), Segment(UP2, 1.0, b"\x00" * 10, gap=-1)])
+    assert tally == Tally({streams_mod.UNFINISHED: 1, streams_mod.SKIPPED: 10})
+
+
 @pytest.mark.parametrize("ports", [frozenset({9092}), None])
 def test_a_2gb_size_field_is_refused_at_once_never_buffered(codec: Codec, ports: frozenset[int] | None) -> None:
     first, last = request(codec, METADATA, 12, 1), request(codec, METADATA, 12, 2)
