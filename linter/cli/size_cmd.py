@@ -66,7 +66,8 @@ def size_command(specs: str, message: str | None, version: int | None, values_fi
         click.echo(skipped_line(codec.skipped), err=True)
     sized = measure_report(codec, specs, message, options)
     if sized.frames is not None:
-        run = sized.frames
-        click.echo(f"{run.tally.frames:,} frames sized in {run.seconds:.1f} s ({run.master})", err=True)
+        run, refused = sized.frames, sized.frames.tally.refused_frames
+        line = f"{run.tally.frames - refused:,} frames sized in {run.seconds:.1f} s ({run.master})"
+        click.echo(line + (f", {refused:,} not decodable" if refused else ""), err=True)
     emit(render(sized.report, fmt, specs), output)
 

@@ -8,8 +8,11 @@ same reader (``linter.frames.corpus``). Each frame is split and checked as repla
 again with the edited spec. The header and the size prefix are not counted: a message's bytes are its
 body's, as for ``--values``.
 
-A frame that cannot be sized (not a frame, an API the specs lack, bytes that do not decode) stops the run
-with one line naming FRAMES, the frame's number and the byte: sizes of a corpus with holes would mislead.
+A frame that cannot be sized (not a frame record, not a frame, an API the specs lack, bytes that do not
+decode) is counted, not the end of the run: real captures hold such frames (a broker's malformed error
+response, an API the specs lack, trailing bytes), and the figures of the others are still worth having. The
+``Tally`` keeps them per kind (``Refused``: how many, and the first's number and reason), so the report can
+say what its figures leave out.
 
 ``FrameSizer`` is the per-frame work, the same in this process (``size_in_process``) and on Spark
 (``linter.size.on_spark``), so both give the same totals; ``linter.size.run`` chooses.
@@ -28,7 +31,6 @@ from linter.frames.corpus import (
     CORRELATION_OFFSET,
     BadFrame,
     read_rows,
-    refused,
     split_frame,
 )
 from linter.frames.decode import Api, Decoders
@@ -38,21 +40,65 @@ from linter.size.whatif import WhatIf
 Key = tuple[str, int]  # (message, version)
 
 
+Kind = tuple[str | None, int | None, int | None]  # refused frames': (direction, API key, API version)
+NOT_A_FRAME: Kind = (None, None, None)  # a row that is no frame record, or does not split into a frame
+
+
 class FrameRefused(KrpcLintError, ValueError):
-    """A frame that cannot be sized, and why (the callers add which frame: ``refused``)."""
+    """A frame that cannot be sized, its kind, and why (``add`` counts it: the caller knows which frame)."""
+
+    def __init__(self, reason: str, kind: Kind = NOT_A_FRAME) -> None:
+        super().__init__(reason)
+        self.kind = kind
+
+
+@dataclass
+class Refused:
+    """The frames of one kind that could not be sized: how many, and the first of them (its number in
+    FRAMES, from 0 as replay counts rows) with its reason, so that one can be looked at."""
+
+    frames: int
+    first_frame: int
+    first_error: str
 
 
 @dataclass
 class Tally:
-    """Sizes per message version, the what-if bytes beside them, and how many frames were read."""
+    """Sizes per message version, the what-if bytes beside them, how many frames were read, and those
+    refused, per kind.
+
+    >>> tally = Tally()
+    >>> tally.refuse(NOT_A_FRAME, 7, "no frame: bytes and hex are both null")
+    >>> tally.merge(Tally(refused={NOT_A_FRAME: Refused(2, 3, "not a frame record: 'line 4'")}))
+    >>> tally.refused[NOT_A_FRAME], tally.refused_frames
+    (Refused(frames=3, first_frame=3, first_error="not a frame record: 'line 4'"), 3)
+    """
 
     sizes: dict[Key, Sizes] = field(default_factory=dict)
     what_if: dict[Key, int] = field(default_factory=dict)
     frames: int = 0
+    refused: dict[Kind, Refused] = field(default_factory=dict)
+
+    @property
+    def refused_frames(self) -> int:
+        """How many frames were refused, of every kind."""
+        return sum(refused.frames for refused in self.refused.values())
+
+    def refuse(self, kind: Kind, frame: int, reason: str, frames: int = 1) -> None:
+        """Count ``frames`` refused frames of ``kind``, the first of them ``frame`` (kept when it comes first)."""
+        known = self.refused.get(kind)
+        if known is None:
+            self.refused[kind] = Refused(frames, frame, reason)
+            return
+        known.frames += frames
+        if frame < known.first_frame:
+            known.first_frame, known.first_error = frame, reason
 
     def merge(self, other: Tally) -> None:
-        """Add another tally (a Spark partition's) to this one."""
+        """Add another tally (a Spark partition's, its frame numbers made FRAMES-wide) to this one."""
         self.frames += other.frames
+        for kind, refused in other.refused.items():
+            self.refuse(kind, refused.first_frame, refused.first_error, refused.frames)
         for key, sizes in other.sizes.items():
             mine = self.sizes.setdefault(key, Sizes(*key))
             mine.count += sizes.count
@@ -87,9 +133,18 @@ class FrameSizer:
         return self.decoders.codec
 
     def add(self, tally: Tally, row: Sequence[Any]) -> None:
+        """Size one row into ``tally``, its frame numbered ``tally.frames``; a row that is not a frame these
+        specs decode is counted there as refused, by kind."""
+        frame = tally.frames
+        tally.frames += 1
+        try:
+            self._size(tally, row)
+        except FrameRefused as exc:
+            tally.refuse(exc.kind, frame, str(exc))
+
+    def _size(self, tally: Tally, row: Sequence[Any]) -> None:
         """Size one row; ``FrameRefused`` when it is not a frame these specs decode."""
         api_key, api_version, direction, correlation_id, data, hex_text, corrupt = row
-        tally.frames += 1
         if corrupt is not None:
             raise FrameRefused(f"not a frame record: {str(corrupt)[:200]!r}")
         try:
@@ -97,16 +152,17 @@ class FrameSizer:
                                                            hex_text)
         except BadFrame as exc:
             raise FrameRefused(str(exc)) from None
+        kind = (direction, api_key, api_version)
         api = self.decoders.api(direction, api_key, api_version)
         if type(api) is not Api:
-            raise FrameRefused(f"{direction} of API key {api_key} v{api_version}: {api}")
+            raise FrameRefused(f"{direction} of API key {api_key} v{api_version}: {api}", kind)
         if self.message is not None and (api.name != self.message or self.version not in (None, api_version)):
             return
         at = CORRELATION_OFFSET[direction] - 4  # the payload without its correlation id (it follows the size)
         seen = (direction, api_key, api_version, payload[:at] + payload[at + 4:])
         measured = self._seen.get(seen)
         if measured is None:
-            measured = self._measure(api, api_version, payload)
+            measured = self._measure(api, api_version, payload, kind)
             self._remember(seen, measured, len(payload))
         key = (api.name, api_version)
         sizes = tally.sizes.get(key)
@@ -120,12 +176,12 @@ class FrameSizer:
         if self.what_if.active:
             tally.what_if[key] = tally.what_if.get(key, 0) + measured[2]
 
-    def _measure(self, api: Api, version: int, payload: bytes) -> Measured:
+    def _measure(self, api: Api, version: int, payload: bytes, kind: Kind) -> Measured:
         """A frame's body decoded, measured, and encoded with the what-if's spec."""
         try:
             body = api.decode(payload)[1]
         except Exception as exc:  # noqa: BLE001 - a frame that breaks the codec is refused in one line
-            raise FrameRefused(f"{api.name} v{version}: {exc}") from None
+            raise FrameRefused(f"{api.name} v{version}: {exc}", kind) from None
         sizes = measure(self.codec, api.name, version, [body])
         edited = self.what_if.codec_for(self.codec, api.name, version)
         after = 0 if edited is None else what_if_bytes(edited, api.name, version, [body])
@@ -140,14 +196,11 @@ class FrameSizer:
 
 
 def size_in_process(frames_path: str | Path, sizer: FrameSizer) -> Tally:
-    """Size every frame of FRAMES here, in order; the first that cannot be sized stops the run."""
+    """Size every frame of FRAMES here, in order (those that cannot be sized counted in the tally)."""
     tally = Tally()
-    for offset, row in read_rows(frames_path):
-        try:
-            sizer.add(tally, row)
-        except FrameRefused as exc:
-            raise refused(frames_path, tally.frames - 1, str(exc), offset) from None
+    for _, row in read_rows(frames_path):
+        sizer.add(tally, row)
     return tally
 
 
-__all__ = ["FrameRefused", "FrameSizer", "Tally", "size_in_process"]
+__all__ = ["NOT_A_FRAME", "FrameRefused", "FrameSizer", "Kind", "Refused", "Tally", "size_in_process"]

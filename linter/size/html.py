@@ -1,6 +1,7 @@
 """``krpc-lint size --format html``: one self-contained page (no script, no network) of the JSON report:
 the totals, bytes by version per message and bytes by field per message version, as inline SVG bars drawn
-by the audit report's chart helpers (``linter.report.html_charts``), with the what-if beside them.
+by the audit report's chart helpers (``linter.report.html_charts``), with the what-if beside them; with a
+frames corpus, a table of the frames that could not be sized (per kind, the first's number and reason).
 
 Every name comes from the specs or the corpus, so every one is escaped (``html_parts.escape``)."""
 
@@ -30,13 +31,16 @@ margin-right:4px}svg text{font-size:11px}.axis{fill:#555}.note{color:#555}"""
 
 
 def size_page(report: Mapping[str, Any], specs: str) -> str:
-    """The page of a ``krpc-lint size`` JSON report (``messages``, ``total``) of the specs ``specs``."""
+    """The page of a ``krpc-lint size`` JSON report (``messages``, ``total``, a corpus's ``refused``) of the
+    specs ``specs``."""
     messages = report["messages"]
     what_if = "what_if" in report["total"]
-    parts = [section("total", "Total", _totals(report["total"], len(messages)), _table(messages, what_if)),
-             section("versions", "Bytes by version", *_by_version(messages, what_if)),
-             section("fields", "Bytes by field", *[_by_field(index, message)
-                                                    for index, message in enumerate(messages)])]
+    parts = [section("total", "Total", _totals(report["total"], len(messages)), _table(messages, what_if))]
+    if report.get("refused"):
+        parts.append(section("refused", "Frames not sized", _refused(report["refused"])))
+    parts += [section("versions", "Bytes by version", *_by_version(messages, what_if)),
+              section("fields", "Bytes by field", *[_by_field(index, message)
+                                                     for index, message in enumerate(messages)])]
     key = legend([("bytes", BYTES)] + ([("what-if", WHAT_IF)] if what_if else []))
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>krpc-lint size: {escape(specs)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
@@ -59,6 +63,14 @@ def _table(messages: list[Mapping[str, Any]], what_if: bool) -> str:
     rows = [[escape(m["name"]), str(m["version"]), f"{m['count']:,}", f"{m['bytes']:,}"]
             + ([f"{m['what_if']['bytes']:,}", f"{m['what_if']['saved']:,}"] if what_if else []) for m in messages]
     return table("Per message version", headers, rows, ["", "num", "num", "num", "num", "num"])
+
+
+def _refused(refused: list[Mapping[str, Any]]) -> str:
+    """The kinds of frames not sized: what they are (blank for rows that are not frames), how many, the first."""
+    headers = ["direction", "API key", "version", "frames", "first frame", "first error"]
+    rows = [[escape(entry["direction"] or "not a frame"), escape(entry["api_key"]), escape(entry["api_version"]),
+             f"{entry['frames']:,}", f"{entry['first_frame']:,}", escape(entry["first_error"])] for entry in refused]
+    return table("Per kind, the most frames first", headers, rows, ["", "num", "num", "num", "num", ""])
 
 
 def _by_version(messages: list[Mapping[str, Any]], what_if: bool) -> list[str]:

@@ -3,9 +3,10 @@ batches, each partition's ``Tally`` sent back as a few rows and merged on the dr
 
 FRAMES is read as ``krpc-lint replay`` reads it (``linter.frames.corpus``: damaged Parquet row groups checked
 first, columns cast); the spec texts travel with the job (a ``linter.compat.revision.Revision``) and each Python
-worker loads them once (``linter.frames.decode.loaded``). A partition stops sizing at its first refused frame but still counts its rows,
-so the driver can name that frame by its number in FRAMES, as a run in this process does. A worker keeps its
-``FrameSizer`` (what-if codecs, repeated frames) from one partition of a run to the next.
+worker loads them once (``linter.frames.decode.loaded``). A partition sizes every frame it holds and sends
+back its refused ones per kind with the first's partition-local number; the driver makes that number
+FRAMES-wide (the rows of the partitions before it), so the refusals are those of a run in this process. A
+worker keeps its ``FrameSizer`` (what-if codecs, repeated frames) from one partition of a run to the next.
 """
 
 from __future__ import annotations
@@ -21,10 +22,9 @@ from linter.frames.corpus import (
     frames_job,
     parquet_input,
     read_frames,
-    refused,
 )
 from linter.frames.decode import loaded
-from linter.size.frames import FrameRefused, FrameSizer, Tally
+from linter.size.frames import FrameSizer, Tally
 from linter.size.measure import Sizes
 from linter.size.whatif import WhatIf
 from linter.spark.schema import arrow_batch
@@ -36,9 +36,10 @@ if TYPE_CHECKING:
     from linter.compat.revision import Revision
 
 # A partition's rows: one per (message, version, path) ("field"), one per (message, version) ("message":
-# frames, bytes, what-if bytes), one with its frame count ("frames") and at most one "error".
+# frames, bytes, what-if bytes), one with its frame count ("frames") and one per kind of refused frames
+# ("refused": direction, api_key, version, count, and the first's partition-local frame number and error).
 RESULTS = ("part INT, kind STRING, name STRING, version INT, path STRING, count BIGINT, bytes BIGINT, "
-           "what_if BIGINT, error STRING")
+           "what_if BIGINT, error STRING, direction STRING, api_key INT, frame BIGINT")
 Edits = tuple[bool, tuple[str, ...], bool]  # WhatIf's kip636, tags, flexible: what a task rebuilds it from
 Sizing = tuple[Edits, str | None, int | None, bool]  # the edits, --message, --version, --allow-invalid
 
@@ -52,16 +53,11 @@ def size_batches(specs: Revision, sizing: Sizing) -> Callable[[Iterator[pa.Recor
         sizer = _sizer(specs, sizing)
         context = TaskContext.get()
         part = context.partitionId() if context is not None else 0
-        tally, rows, error = Tally(), 0, None
+        tally = Tally()
         for batch in batches:
             for row in zip(*batch_columns(batch)):
-                if error is None:
-                    try:
-                        sizer.add(tally, row)
-                    except FrameRefused as exc:
-                        error = (rows, str(exc))
-                rows += 1
-        yield tally_batch(tally, part, rows, error)
+                sizer.add(tally, row)
+        yield tally_batch(tally, part)
 
     return run
 
@@ -81,42 +77,45 @@ def _sizer(specs: Revision, sizing: Sizing) -> FrameSizer:
     return found
 
 
-def tally_batch(tally: Tally, part: int, rows: int, error: tuple[int, str] | None) -> pa.RecordBatch:
+def tally_batch(tally: Tally, part: int) -> pa.RecordBatch:
     """A partition's tally as ``RESULTS`` rows."""
-    out: list[tuple[Any, ...]] = [(part, "frames", None, None, None, rows, None, None, None)]
-    if error is not None:
-        out.append((part, "error", None, None, None, error[0], None, None, error[1]))
+    none = (None, None, None)  # direction, api_key, frame: a refusal's
+    out: list[tuple[Any, ...]] = [(part, "frames", None, None, None, tally.frames, None, None, None, *none)]
+    out += [(part, "refused", None, api_version, None, refused.frames, None, None, refused.first_error, direction,
+             api_key, refused.first_frame) for (direction, api_key, api_version), refused in tally.refused.items()]
     for (name, version), sizes in tally.sizes.items():
         out.append((part, "message", name, version, None, sizes.count, sizes.bytes,
-                    tally.what_if.get((name, version)), None))
-        out += [(part, "field", name, version, path, None, size, None, None) for path, size in sizes.fields.items()]
+                    tally.what_if.get((name, version)), None, *none))
+        out += [(part, "field", name, version, path, None, size, None, None, *none)
+                for path, size in sizes.fields.items()]
     return arrow_batch(out, RESULTS)
 
 
 def size_on_spark(spark: SparkSession, frames_path: str | Path, specs: Revision, what_if: WhatIf,
                   message: str | None = None, version: int | None = None, allow_invalid: bool = False) -> Tally:
-    """Size every frame of FRAMES on ``spark`` with the specs (``allow_invalid``: as ``Codec.load``'s); the first
-    frame (in FRAMES' order) that cannot be sized is ``FramesInputError``, as in this process."""
+    """Size every frame of FRAMES on ``spark`` with the specs (``allow_invalid``: as ``Codec.load``'s); the frames
+    that cannot be sized are counted per kind, numbered in FRAMES' order, as in this process."""
     sizing = ((what_if.kip636, what_if.tags, what_if.flexible), message, version, allow_invalid)
     with tempfile.TemporaryDirectory(prefix="krpc-lint-size-") as scratch:
         parquet = parquet_input(frames_path, Path(scratch))
         with frames_job(spark, frames_path):
             rows = read_frames(spark, frames_path, parquet).mapInArrow(
                 size_batches(specs, sizing), RESULTS).collect()
-    return _merged(frames_path, [row.asDict() for row in rows])
+    return _merged([row.asDict() for row in rows])
 
 
-def _merged(frames_path: str | Path, rows: list[dict[str, Any]]) -> Tally:
-    """The partitions' rows as one tally; the first error (by frame number) raised."""
+def _merged(rows: list[dict[str, Any]]) -> Tally:
+    """The partitions' rows as one tally, each refusal's first frame numbered in FRAMES (after the rows of
+    the partitions before its own)."""
     counts = {row["part"]: row["count"] for row in rows if row["kind"] == "frames"}
     offsets = list(accumulate((counts.get(part, 0) for part in range(max(counts, default=-1) + 1)), initial=0))
-    errors = sorted((offsets[row["part"]] + row["count"], row["error"]) for row in rows if row["kind"] == "error")
-    if errors:
-        raise refused(frames_path, *errors[0])
     tally = Tally(frames=sum(counts.values()))
     for row in rows:
         key = (row["name"], row["version"])
-        if row["kind"] == "message":
+        if row["kind"] == "refused":
+            tally.refuse((row["direction"], row["api_key"], row["version"]), offsets[row["part"]] + row["frame"],
+                         row["error"], row["count"])
+        elif row["kind"] == "message":
             part = Tally(sizes={key: Sizes(*key, count=row["count"], bytes=row["bytes"])},
                          what_if={key: row["what_if"]} if row["what_if"] is not None else {})
             tally.merge(part)

@@ -9,7 +9,8 @@ The dict (``--format json``, a stable contract, docs/size.md)::
      "total": {"count": N, "bytes": B, "what_if": {"bytes": B2, "saved": B - B2}}}
 
 ``what_if`` only with a what-if (``kip636``, ``tags``, ``flexible``); the path ``""`` holds the message's own
-bytes (its top-level tagged-field count).
+bytes (its top-level tagged-field count). A frames corpus adds ``"refused"``: per kind of frame that could not
+be sized (``refused_entries``), ``[]`` when every frame was.
 
 >>> options = SizeOptions(version=0, count=3, flexible=True)  # v0 made flexible: compact encodings
 >>> report = size_report("fixtures/valid", "WidgetFetchRequest", options)
@@ -32,6 +33,7 @@ from linter.codec.values import random_value
 from linter.escape import guard_lines, json_text, printable
 from linter.parse.bounded_json import NestingError, NumberTooLong, load_json
 from linter.parse.files import MAX_INPUT_BYTES, bounded_lines, open_regular
+from linter.size.frames import Tally
 from linter.size.html import size_page
 from linter.size.measure import (
     SizeError,
@@ -109,7 +111,7 @@ def measure_report(codec: Codec, specs: str, message: str | None, options: SizeO
         run = _frames(codec, specs, what_if, message, options)
         results = [result(codec, run.tally.sizes[key], run.tally.what_if.get(key) if what_if.active else None)
                    for key in sorted(run.tally.sizes)]
-        return Sized(_with_total(results, what_if.active), run)
+        return Sized({**_with_total(results, what_if.active), "refused": refused_entries(run.tally)}, run)
     names = [message] if message is not None else [
         name for name in codec.names if codec.spec(name).type in ("request", "response") and not codec.spec(name).removed]
     return Sized(_with_total([_one(codec, name, what_if, options, lines or _bounded_lines) for name in names],
@@ -215,6 +217,22 @@ def result(codec: Codec, sizes: Sizes, after: int | None) -> Report:
     return entry
 
 
+def refused_entries(tally: Tally) -> list[Report]:
+    """The frames that could not be sized, one entry per kind (``direction``, ``api_key``, ``api_version``; all
+    ``None`` for rows that are not frames), the kinds with the most frames first, then by first frame.
+
+    >>> tally = Tally()
+    >>> tally.refuse(("response", 71, 0), 17, "response of API key 71 v0: no response spec with apiKey 71")
+    >>> refused_entries(tally)[0]["first_frame"], text_refused(refused_entries(tally)[0])
+    (17, 'not sized: 1 response frame of API key 71 v0 (first: frame 17: response of API key 71 v0: no \
+response spec with apiKey 71)')
+    """
+    kinds = sorted(tally.refused.items(), key=lambda item: (-item[1].frames, item[1].first_frame))
+    return [{"direction": direction, "api_key": api_key, "api_version": api_version, "frames": refused.frames,
+             "first_frame": refused.first_frame, "first_error": refused.first_error}
+            for (direction, api_key, api_version), refused in kinds]
+
+
 def _with_total(results: list[Report], what_if: bool) -> Report:
     """The report: the messages and, over them all, their count and bytes and, with a what-if, its bytes
     and the saving."""
@@ -241,7 +259,19 @@ def text(report: Report) -> str:
     line = f"Total: {total['bytes']} bytes in {plural(total['count'], 'message')}"
     if "what_if" in total:
         line += f"; what-if: {total['what_if']['bytes']} bytes ({_change(total['what_if']['saved'])} bytes)"
-    return guard_lines("\n".join([*lines, line]) + "\n")  # a name never starts a line a CI runner acts on
+    refused = [text_refused(entry) for entry in report.get("refused", ())]
+    return guard_lines("\n".join([*lines, line, *refused]) + "\n")  # a name never starts a line a CI runner acts on
+
+
+def text_refused(entry: Report) -> str:
+    """One kind of frames not sized, in a line: how many, of what, and the first (its number and reason)."""
+    count = entry["frames"]
+    if entry["direction"] is None:
+        what = f"{plural(count, 'row')} that {'is not a frame' if count == 1 else 'are not frames'}"
+    else:
+        what = (f"{plural(count, printable(str(entry['direction'])) + ' frame')} of API key {entry['api_key']} "
+                f"v{entry['api_version']}")
+    return f"not sized: {what} (first: frame {entry['first_frame']}: {printable(entry['first_error'])})"
 
 
 def _text_message(entry: Report) -> list[str]:
@@ -260,5 +290,5 @@ def _change(saved: int) -> str:
     return f"saves {saved}" if saved >= 0 else f"adds {-saved}"
 
 
-__all__ = ["SizeOptions", "Sized", "check_usage", "measure_report", "message_version", "read_values", "render",
-           "result", "size_report", "text"]
+__all__ = ["SizeOptions", "Sized", "check_usage", "measure_report", "message_version", "read_values",
+           "refused_entries", "render", "result", "size_report", "text", "text_refused"]

@@ -1,5 +1,6 @@
 """Where ``krpc-lint size --frames`` sizes a corpus: in this process when it is small, else on Spark, as
-``krpc-lint audit`` decides (``--master`` always runs on Spark). Both run the same ``FrameSizer``."""
+``krpc-lint audit`` decides (``--master`` always runs on Spark). Both run the same ``FrameSizer``. A corpus
+none of whose frames could be sized has no figures to give: that is an error, as the first bad frame was."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ from linter.codec import Codec
 from linter.compat.sources import read_specs
 from linter.frames.corpus import count_frames
 from linter.frames.decode import Decoders
+from linter.frames.errors import FramesInputError
 from linter.size.frames import FrameSizer, Tally, size_in_process
 from linter.size.on_spark import size_on_spark
 from linter.size.whatif import WhatIf
-from linter.spark.session import session
+from linter.spark.session import IN_PROCESS, session
+from linter.vocabulary import plural
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -25,7 +28,6 @@ if TYPE_CHECKING:
 # its first job before its cores help (docs/performance.md, size): on 2 cores in-process wins up to ~400,000
 # distinct frames.
 IN_PROCESS_FRAMES = 250_000
-IN_PROCESS = "in-process"  # the run's master when no Spark ran
 
 
 @dataclass
@@ -42,17 +44,36 @@ def size_frames(frames_path: str | Path, codec: Codec, specs: str | Path, what_i
                 spark: SparkSession | None = None, allow_invalid: bool = False) -> FramesRun:
     """Size FRAMES with the specs (``codec`` loaded from ``specs``): in this process when it holds at most
     ``IN_PROCESS_FRAMES`` frames and neither ``master`` nor ``spark`` is given, else on Spark (``master``,
-    default ``local[*]``)."""
+    default ``local[*]``). ``FramesInputError`` when FRAMES has frames and none could be sized."""
     frames = count_frames(frames_path)
     started = time.monotonic()
     if spark is None and master is None and frames <= IN_PROCESS_FRAMES:
         tally = size_in_process(frames_path, FrameSizer(Decoders(codec), what_if, message, version))
-        return FramesRun(tally, IN_PROCESS, time.monotonic() - started)
+        return FramesRun(some_sized(frames_path, tally), IN_PROCESS, time.monotonic() - started)
     Decoders(codec)  # the header specs are there, before Spark starts
     spark = spark or session(master)
     started = time.monotonic()
     tally = size_on_spark(spark, frames_path, read_specs(specs), what_if, message, version, allow_invalid)
-    return FramesRun(tally, spark.sparkContext.master, time.monotonic() - started)
+    return FramesRun(some_sized(frames_path, tally), spark.sparkContext.master, time.monotonic() - started)
 
 
-__all__ = ["IN_PROCESS", "IN_PROCESS_FRAMES", "FramesRun", "size_frames"]
+def some_sized(frames_path: str | Path, tally: Tally) -> Tally:
+    """``tally``, unless FRAMES has frames and every one was refused: then one line naming the first.
+
+    >>> from linter.size.frames import NOT_A_FRAME
+    >>> tally = Tally(frames=2)
+    >>> tally.refuse(NOT_A_FRAME, 0, "no frame: bytes and hex are both null", 2)
+    >>> some_sized("f.jsonl", tally)
+    Traceback (most recent call last):
+    ...
+    linter.frames.errors.FramesInputError: f.jsonl: no frame could be sized (2 frames, none decodable; first: \
+frame 0: no frame: bytes and hex are both null)
+    """
+    if not tally.frames or tally.refused_frames < tally.frames:
+        return tally
+    first = min(tally.refused.values(), key=lambda refused: refused.first_frame)
+    raise FramesInputError(f"{frames_path}: no frame could be sized ({plural(tally.frames, 'frame')}, none "
+                           f"decodable; first: frame {first.first_frame}: {first.first_error})")
+
+
+__all__ = ["IN_PROCESS", "IN_PROCESS_FRAMES", "FramesRun", "size_frames", "some_sized"]

@@ -8,8 +8,10 @@ from __future__ import annotations
 import copy
 import json
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from click.testing import CliRunner
@@ -18,11 +20,11 @@ from linter.cli.main import cli
 from linter.codec import Codec
 from linter.codec.values import random_value
 from linter.frames.decode import Decoders
-from linter.frames.errors import FramesInputError
 from linter.frames.generate import generate
-from linter.size.frames import FrameSizer, size_in_process
+from linter.size.frames import NOT_A_FRAME, FrameSizer, Kind, Refused, size_in_process
 from linter.size.html import size_page
 from linter.size.measure import measure, what_if_bytes
+from linter.size.report import text_refused
 from linter.size.run import IN_PROCESS, IN_PROCESS_FRAMES, size_frames
 from linter.size.whatif import WhatIf
 
@@ -136,44 +138,154 @@ def test_corpus_totals_with_a_what_if(specs_dir: Path, corpus: Path) -> None:
                                      f"{after} bytes (saves {total['what_if']['saved']} bytes)")
 
 
+# --- a corpus with frames that cannot be sized ----------------------------------------------------
+
+UNKNOWN = {"direction": "response", "api_key": 999, "api_version": 0}  # an API the specs lack
+
+
+class BadCorpus(NamedTuple):
+    """A corpus of good and bad frames, its good frames alone, and the refusals expected per kind:
+    (frames, first frame, start of the first error)."""
+
+    path: Path
+    good: Path
+    kinds: dict[Kind, tuple[int, int, str]]
+
+
+@pytest.fixture(scope="module")
+def bad_corpus(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> BadCorpus:
+    """The 600 good frames with, spread over them: an unknown API key (twice), a request cut short (its size
+    consistent), a response whose bytes do not decode, and a line that is not JSON."""
+    good = corpus.read_text().splitlines()
+    rows = [json.loads(line) for line in good]
+    cut = next(row for row in rows[250:] if row["direction"] == "request")
+    short = cut["hex"][:-2]
+    cut = {**cut, "hex": f"{len(bytes.fromhex(short)) - 4:08x}" + short[8:]}
+    answer = next(row for row in rows[380:] if row["direction"] == "response")
+    answer = {**answer, "hex": "00000005" + answer["hex"][8:16] + "ff"}
+    bad = {100: json.dumps({**UNKNOWN, "hex": "0000000400000007"}), 250: json.dumps(cut),
+           380: json.dumps(answer), 470: "{not json", 520: json.dumps({**UNKNOWN, "hex": "0000000400000008"})}
+    lines = list(good)
+    for at, line in sorted(bad.items()):
+        lines.insert(at, line)
+    folder = tmp_path_factory.mktemp("size-bad")
+    path, only_good = folder / "bad.jsonl", folder / "good.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    only_good.write_text("\n".join(good) + "\n")
+    kinds = {(UNKNOWN["direction"], 999, 0): (2, 100, "response of API key 999 v0: no response spec with apiKey 999"),
+             ("request", cut["api_key"], cut["api_version"]): (1, 250, ""),
+             ("response", answer["api_key"], answer["api_version"]): (1, 380, ""),
+             NOT_A_FRAME: (1, 470, "not a frame record: ")}
+    return BadCorpus(path, only_good, kinds)
+
+
+def refusals(refused: dict[Kind, Refused]) -> dict[Kind, tuple[int, int, str]]:
+    return {kind: (r.frames, r.first_frame, r.first_error) for kind, r in refused.items()}
+
+
+def same_refusals(spark: dict[Kind, Refused], local: dict[Kind, Refused]) -> dict[Kind, tuple[int, int]]:
+    """(frames, first frame) per kind, checked equal both ways, first errors included, but for the row that is
+    not a frame record: each reader says why in its words (Spark keeps the line, this process its number)."""
+    counted = {kind: (r.frames, r.first_frame) for kind, r in spark.items()}
+    assert counted == {kind: (r.frames, r.first_frame) for kind, r in local.items()}
+    for kind, refused in local.items():
+        if kind != NOT_A_FRAME:
+            assert spark[kind].first_error == refused.first_error
+    assert spark[NOT_A_FRAME].first_error == "not a frame record: '{not json'"
+    return counted
+
+
+def test_bad_frames_are_counted_per_kind_and_the_rest_sized(codec: Codec, specs_dir: Path,
+                                                           bad_corpus: BadCorpus) -> None:
+    run = size_frames(bad_corpus.path, codec, specs_dir, WhatIf())
+    got = refusals(run.tally.refused)
+    assert {kind: value[:2] for kind, value in got.items()} == \
+        {kind: value[:2] for kind, value in bad_corpus.kinds.items()}
+    for kind, (_, _, error) in bad_corpus.kinds.items():
+        assert got[kind][2].startswith(error)
+    assert got[NOT_A_FRAME][2].startswith("not a frame record: 'line 471 at byte ")
+    assert (run.tally.frames, run.tally.refused_frames) == (605, 5)
+    assert {key: (s.count, s.bytes) for key, s in run.tally.sizes.items()} == expected(codec, bad_corpus.good)
+
+
+def test_the_cli_reports_bad_frames_in_every_format(specs_dir: Path, bad_corpus: BadCorpus, tmp_path: Path) -> None:
+    import html5lib
+
+    report = run_json(str(specs_dir), "--frames", str(bad_corpus.path))
+    assert report["messages"] == run_json(str(specs_dir), "--frames", str(bad_corpus.good))["messages"]
+    kinds = sorted(bad_corpus.kinds.items(), key=lambda item: (-item[1][0], item[1][1]))  # most first, then first
+    assert [((e["direction"], e["api_key"], e["api_version"]), e["frames"], e["first_frame"]) for e in report["refused"]] \
+        == [(kind, frames, first) for kind, (frames, first, _) in kinds]
+    run = CliRunner().invoke(cli, ["size", str(specs_dir), "--frames", str(bad_corpus.path)])
+    assert run.exit_code == 0 and run.stderr.startswith("600 frames sized in ") and run.stderr.endswith(
+        ", 5 not decodable\n")
+    tail = run.stdout.splitlines()[-5:]
+    assert tail[0].startswith("Total: ") and tail[1:] == [text_refused(entry) for entry in report["refused"]]
+    assert tail[1] == ("not sized: 2 response frames of API key 999 v0 (first: frame 100: response of API key 999 v0: "
+                       "no response spec with apiKey 999)")
+    assert tail[4].startswith("not sized: 1 row that is not a frame (first: frame 470: not a frame record: ")
+    page = tmp_path / "size.html"
+    run = CliRunner().invoke(cli, ["size", str(specs_dir), "--frames", str(bad_corpus.path), "--format", "html",
+                                   "-o", str(page)])
+    assert run.exit_code == 0, run.output
+    html5lib.HTMLParser(strict=True).parse(page.read_text())
+    assert "Frames not sized" in page.read_text() and "no response spec with apiKey 999" in page.read_text()
+
+
+def test_the_cli_on_spark_reports_the_in_process_figures(spark: Any, specs_dir: Path, bad_corpus: BadCorpus) -> None:
+    local = run_json(str(specs_dir), "--frames", str(bad_corpus.path), "--kip636")
+    with small_partitions(spark):
+        on_spark = run_json(str(specs_dir), "--frames", str(bad_corpus.path), "--kip636", "--master", "local[1]")
+    assert (on_spark["messages"], on_spark["total"]) == (local["messages"], local["total"])
+    not_frames = [entry.pop("first_error") for report in (on_spark, local) for entry in report["refused"]
+                  if entry["direction"] is None]
+    assert on_spark["refused"] == local["refused"] and len(not_frames) == 2
+    assert not_frames[0] == "not a frame record: '{not json'"  # Spark keeps the line, this process its number
+
+
 # --- on Spark: the same tally ----------------------------------------------------------------------
 
 
-def test_spark_gives_the_in_process_totals(spark: Any, codec: Codec, specs_dir: Path, corpus: Path) -> None:
-    what_if = WhatIf(kip636=True, flexible=True)
-    local = size_in_process(corpus, FrameSizer(Decoders(codec), what_if))
+@contextmanager
+def small_partitions(spark: Any) -> Iterator[None]:
+    """A JSON Lines corpus read in partitions of 20,000 bytes (several for a test's corpus), then as before."""
     small = {"spark.sql.files.openCostInBytes": "1", "spark.sql.files.maxPartitionBytes": "20000"}
     saved = {key: spark.conf.get(key, None) for key in small}
     try:
         for key, value in small.items():
             spark.conf.set(key, value)
-        assert spark.read.text(str(corpus)).rdd.getNumPartitions() > 1  # partitions are merged
-        run = size_frames(corpus, codec, specs_dir, what_if, spark=spark)
+        yield
     finally:
         for key, value in saved.items():
             spark.conf.unset(key) if value is None else spark.conf.set(key, value)
+
+
+def test_spark_gives_the_in_process_totals(spark: Any, codec: Codec, specs_dir: Path, corpus: Path) -> None:
+    what_if = WhatIf(kip636=True, flexible=True)
+    local = size_in_process(corpus, FrameSizer(Decoders(codec), what_if))
+    with small_partitions(spark):
+        assert spark.read.text(str(corpus)).rdd.getNumPartitions() > 1  # partitions are merged
+        run = size_frames(corpus, codec, specs_dir, what_if, spark=spark)
     assert run.master != IN_PROCESS
-    assert run.tally.frames == local.frames == 600
+    assert run.tally.frames == local.frames == 600 and run.tally.refused == local.refused == {}
     assert run.tally.what_if == local.what_if
     assert {key: (s.count, s.bytes, s.fields) for key, s in run.tally.sizes.items()} == \
         {key: (s.count, s.bytes, s.fields) for key, s in local.sizes.items()}
 
 
-def test_spark_names_the_frame_it_refuses_as_in_process(spark: Any, codec: Codec, specs_dir: Path, corpus: Path,
-                                                        tmp_path: Path) -> None:
-    lines = corpus.read_text().splitlines(keepends=True)
-    broken = tmp_path / "broken.jsonl"
-    bad = json.loads(lines[400])
-    bad["hex"] = bad["hex"][:-2]
-    bad["hex"] = f"{len(bytes.fromhex(bad['hex'])) - 4:08x}" + bad["hex"][8:]  # a consistent size, a short body
-    broken.write_text("".join(lines[:400]) + json.dumps(bad) + "\n" + "".join(lines[401:]))
-    with pytest.raises(FramesInputError) as in_process:
-        size_frames(broken, codec, specs_dir, WhatIf())
-    with pytest.raises(FramesInputError) as on_spark:
-        size_frames(broken, codec, specs_dir, WhatIf(), spark=spark)
-    offset = sum(len(line.encode()) for line in lines[:400])
-    assert str(in_process.value).startswith(f"{broken}: frame 400 (byte {offset} of the file): ")
-    assert str(on_spark.value) == str(in_process.value).replace(f" (byte {offset} of the file)", "")
+def test_spark_counts_the_frames_it_refuses_as_in_process(spark: Any, codec: Codec, specs_dir: Path,
+                                                          bad_corpus: BadCorpus) -> None:
+    """Refusals spread over partitions: each first frame is numbered in FRAMES, as in this process."""
+    local = size_frames(bad_corpus.path, codec, specs_dir, WhatIf(kip636=True))
+    with small_partitions(spark):
+        assert spark.read.text(str(bad_corpus.path)).rdd.getNumPartitions() > 1
+        run = size_frames(bad_corpus.path, codec, specs_dir, WhatIf(kip636=True), spark=spark)
+    assert run.master != IN_PROCESS and local.master == IN_PROCESS
+    assert (run.tally.frames, run.tally.what_if) == (local.tally.frames, local.tally.what_if)
+    assert {key: (s.count, s.bytes, s.fields) for key, s in run.tally.sizes.items()} == \
+        {key: (s.count, s.bytes, s.fields) for key, s in local.tally.sizes.items()}
+    assert same_refusals(run.tally.refused, local.tally.refused) == \
+        {kind: (frames, first) for kind, (frames, first, _) in bad_corpus.kinds.items()}
 
 
 # --- --flexible -----------------------------------------------------------------------------------
@@ -276,16 +388,35 @@ def test_a_file_that_is_not_frames_is_one_line_naming_the_byte(specs_dir: Path, 
         assert "Traceback" not in run.output
 
 
-def test_a_frame_that_does_not_decode_names_its_number_and_byte(specs_dir: Path, corpus: Path, tmp_path: Path) -> None:
+def test_a_frame_that_does_not_decode_is_counted_and_reported(specs_dir: Path, corpus: Path, tmp_path: Path) -> None:
+    """It was the end of the run (exit 2); now the others are sized and it is named on the report's last line."""
     lines = corpus.read_text().splitlines(keepends=True)
     broken = tmp_path / "broken.jsonl"
     broken.write_text("".join(lines[:3]) + '{"direction": "request", "hex": "0000000a00030009000000010000"}\n')
     run = CliRunner().invoke(cli, ["size", str(specs_dir), "--frames", str(broken)])
-    offset = sum(len(line.encode()) for line in lines[:3])
-    assert run.exit_code == 2
-    assert run.output.startswith(f"krpc-lint: error: {broken}: frame 3 (byte {offset} of the file): MetadataRequest v9: "
-                                 "byte 14")
-    assert len(run.output.splitlines()) == 1
+    assert run.exit_code == 0, run.output
+    assert run.stdout.splitlines()[-2].endswith(" bytes in 3 messages")
+    assert run.stdout.splitlines()[-1].startswith("not sized: 1 request frame of API key 3 v9 (first: frame 3: "
+                                                  "MetadataRequest v9: byte 14")
+    assert ", 1 not decodable" in run.stderr and run.stderr.startswith("3 frames sized in ")
+
+
+def test_a_corpus_of_refused_frames_only_is_one_line_exit_2(spark: Any, specs_dir: Path, tmp_path: Path) -> None:
+    """No figure to give: one line, the same in this process and on Spark; an empty corpus still gives zeros."""
+    refused = tmp_path / "refused.jsonl"
+    refused.write_text(json.dumps({**UNKNOWN, "hex": "0000000400000007"}) + "\n" + "{not json\n")
+    lines = []
+    for master in ([], ["--master", "local[1]"]):
+        run = CliRunner().invoke(cli, ["size", str(specs_dir), "--frames", str(refused), *master])
+        assert run.exit_code == 2 and len(run.output.splitlines()) == 1, run.output
+        lines.append(run.output)
+    assert lines[0] == lines[1] == (f"krpc-lint: error: {refused}: no frame could be sized (2 frames, none "
+                                    "decodable; first: frame 0: response of API key 999 v0: no response spec with "
+                                    "apiKey 999)\n")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    run = CliRunner().invoke(cli, ["size", str(specs_dir), "--frames", str(empty)])
+    assert (run.exit_code, run.stdout) == (0, "Total: 0 bytes in 0 messages\n")
 
 
 @pytest.mark.parametrize(("args", "error"), [

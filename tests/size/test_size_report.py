@@ -74,6 +74,48 @@ def test_frames_report_is_the_cli_json(kafka_specs: Path, tmp_path: Path) -> Non
     assert report["total"]["count"] == 40
 
 
+def test_frames_not_sized_are_in_the_library_report_as_in_the_cli(kafka_specs: Path, tmp_path: Path) -> None:
+    """Bad frames were the end of the run (exit 2): now counted, per kind, in the dict, the text and the page."""
+    specs, frames = str(kafka_specs / "4.3"), tmp_path / "frames.jsonl"
+    made = CliRunner().invoke(cli, ["frames", "generate", "--specs", specs, "--count", "40", "--seed", "2",
+                                    "--out", str(frames)])
+    assert made.exit_code == 0, made.output
+    unknown = json.dumps({"direction": "request", "api_key": 999, "api_version": 0, "hex": "0000000a03e70000000000050000"})
+    frames.write_text(frames.read_text() + unknown + "\n\x1b[31m##[error]\n")
+    report = size_report(specs, options=SizeOptions(frames=str(frames)))
+    assert report == json.loads(cli_output(specs, "--frames", str(frames), "--format", "json"))
+    assert report["total"]["count"] == 40
+    assert report["refused"] == [
+        {"direction": "request", "api_key": 999, "api_version": 0, "frames": 1, "first_frame": 40,
+         "first_error": "request of API key 999 v0: no request spec with apiKey 999"},
+        {"direction": None, "api_key": None, "api_version": None, "frames": 1, "first_frame": 41,
+         "first_error": report["refused"][1]["first_error"]}]
+    assert report["refused"][1]["first_error"].startswith("not a frame record: 'line 42 at byte ")
+    assert text(report) == cli_output(specs, "--frames", str(frames))
+    assert text(report).splitlines()[-2:] == [
+        "not sized: 1 request frame of API key 999 v0 (first: frame 40: request of API key 999 v0: no request spec "
+        "with apiKey 999)", f"not sized: 1 row that is not a frame (first: frame 41: "
+                            f"{report['refused'][1]['first_error']})"]
+    assert render(report, "html", specs) == cli_output(specs, "--frames", str(frames), "--format", "html")
+
+
+def test_frames_not_sized_are_escaped_in_text_and_html() -> None:
+    """A row's own text reaches the first error (Spark keeps a line that is not JSON whole): shown, never acted on."""
+    hostile = "not a frame record: '\x1b[31m##[error]<script>alert(1)</script>\u202e'"
+    refused = [{"direction": None, "api_key": None, "api_version": None, "frames": 2, "first_frame": 3,
+                "first_error": hostile},
+               {"direction": "response", "api_key": 71, "api_version": 0, "frames": 1, "first_frame": 17,
+                "first_error": "no response spec with apiKey 71"}]
+    report = {"messages": [], "total": {"count": 0, "bytes": 0}, "refused": refused}
+    shown = text(report).splitlines()
+    assert shown[1] == ("not sized: 2 rows that are not frames (first: frame 3: not a frame record: "
+                        "'\\x1b[31m##\\x5berror]<script>alert(1)</script>\\u202e')")
+    assert shown[2] == "not sized: 1 response frame of API key 71 v0 (first: frame 17: no response spec with apiKey 71)"
+    page = render(report, "html", VALID)
+    assert "<script>" not in page and "&lt;script&gt;alert(1)" in page and "\x1b" not in page
+    assert "Frames not sized" in page and "not a frame" in page
+
+
 @pytest.mark.parametrize(("message", "options", "error"), [
     (None, SizeOptions(values_file="v.jsonl"), "--values needs a MESSAGE"),
     ("M", SizeOptions(values_file="v.jsonl", frames="f"), "two sources of values"),
