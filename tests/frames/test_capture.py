@@ -253,3 +253,43 @@ def test_memory_stays_flat_as_a_capture_grows(tmp_path: Path) -> None:
         assert total == count * 100
         return result
     assert peak(8000) < peak(1000) + 256_000
+
+
+def test_corrupt_gzip_data_is_counted(tmp_path: Path) -> None:
+    data = bytearray(gzipped(pcap_bytes([framed(one) for one in CONVERSATION])))
+    data[len(data) // 2:len(data) // 2 + 8] = b"\xff" * 8
+    _, tally = read(write(tmp_path / "bad.gz", bytes(data)))
+    assert set(tally) <= {"gzip data corrupt (rest of capture unread)", TRUNCATED} and sum(tally.values()) == 1
+
+
+def test_mutated_captures_never_raise_but_capture_error(tmp_path: Path) -> None:
+    """Random bytes changed in valid captures of every framing: counted problems, never another exception."""
+    conv = conversation(payload(1200), payload(300), mss=200) + conversation(payload(300), client=CLIENT6,
+                                                                              broker=BROKER6)
+    bases = [pcap_bytes([framed(one, "sll2") for one in conv], 276), pcap_bytes([framed(one, "null") for one in conv], 0),
+             pcapng_bytes([(index % 2, framed(one, ("vlan", "sll")[index % 2])) for index, one in enumerate(conv)],
+                          (1, 113))]
+    rng, path, read_any = random.Random(27), tmp_path / "fuzz", 0
+    for _ in range(300):
+        data = bytearray(rng.choice(bases))
+        for _ in range(rng.randint(1, 6)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        try:
+            flows = reassembled(read(write(path, bytes(data[:rng.randrange(len(data) // 2, len(data) + 1)])))[0])
+        except CaptureError:
+            continue
+        read_any += bool(flows)
+    assert read_any > 200
+
+
+def test_ipv6_extension_headers_are_walked_to_tcp(tmp_path: Path) -> None:
+    tcp = bytes(ip_packet(CLIENT6, BROKER6, 1, b"after options").data)
+    hop_by_hop = struct.pack(">BB6x", 60, 0)  # then destination options
+    destination = struct.pack(">BB6x", 6, 0)  # then TCP
+    body = hop_by_hop + destination + tcp
+    ip6 = dpkt.ip6.IP6(src=b"\1" * 16, dst=b"\2" * 16, nxt=0, hlim=1, plen=len(body), data=body)
+    frame = framed(ip6)
+    [one], tally = read(write(tmp_path / "ext", pcap_bytes([frame])))
+    assert (one.payload, one.missing, one.flow.src, tally) == (b"after options", 0, ("101:" * 7 + "101", 51000), Tally())
+    read_packets, tally = read(write(tmp_path / "ext-cut", pcap_bytes([frame[:-5]])))
+    assert [(one.payload, one.missing) for one in read_packets] == [(b"after op", 5)] and tally == Tally({SNAPLEN: 1})
