@@ -4,8 +4,8 @@
 row per frame, a request or a response matched to its request by correlation id on its connection:
 
 - **Roles.** A flow that opened its connection (``Segment.opened``) is the client's; else the side whose
-  destination port is in ``ports``; with ``ports=None``, a flow whose first bytes are a request header the specs
-  know. Other flows are "non-Kafka flows"; a stream that starts with a TLS record is one of the "TLS connections".
+  destination port is in ``ports``; on any other port (or with ``ports=None``), a flow whose first bytes are a
+  request header the specs know. Other flows are "non-Kafka flows"; a stream that starts with a TLS record is one of the "TLS connections".
 - **Cutting.** A frame is an int32 size and that many bytes, the size at most ``MAX_FRAME`` (Kafka's default
   ``socket.request.max.bytes``): a larger one (2 GB on the wire) is refused at once, never buffered, and the
   flow loses sync. Bytes are never joined across a gap: after a gap or a bad size the flow waits for a
@@ -184,19 +184,22 @@ class KafkaStreams:
         elif segment.gap == 0 and is_tls(data):
             self._off(stream, TLS_ROLE)
         elif self.ports is not None:
-            self._by_port(flow, stream)
+            self._by_port(segment, stream)
         elif data and self._starts_requests(data, segment.gap):
             self._assign(flow, stream, CLIENT, None)
         elif stream.opened and data:
             self._off(stream, OFF)
 
-    def _by_port(self, flow: Flow, stream: _Stream) -> None:
-        """The client is the side that opened the connection, else the one sending to a Kafka port."""
-        ports = self.ports or frozenset()
+    def _by_port(self, segment: Segment, stream: _Stream) -> None:
+        """The client is the side sending to a Kafka port; on other ports, a flow whose first bytes are requests
+        (a listener the ports do not name)."""
+        flow, ports = segment.flow, self.ports or frozenset()
         if flow.dst[1] in ports:
             self._assign(flow, stream, CLIENT, None)
         elif flow.src[1] in ports and not stream.opened:
             self._assign(flow, stream, SERVER, None)
+        elif segment.data and self._starts_requests(segment.data, segment.gap):
+            self._assign(flow, stream, CLIENT, None)
         else:
             self._off(stream, OFF)
 

@@ -247,3 +247,15 @@ def test_controlled_shutdown_v0_has_a_header_without_client_id() -> None:
                             Segment(DOWN, 1.1, response(old, 7, 0, 1) + response(old, 7, 1, 2))])
     assert seen(rows) == [("request", 7, 0, 1), ("request", 7, 1, 2), ("response", 7, 0, 1), ("response", 7, 1, 2)]
     assert [row["client_id"] for row in rows] == [None, "broker-3", None, "broker-3"] and not tally.line()
+
+
+
+def test_a_listener_the_ports_do_not_name_is_found_by_its_first_bytes(codec: Codec) -> None:
+    """``--port 9092`` and a second listener on 9094: the flow to 9094 is Kafka too, by its request header."""
+    second = Flow(CLIENT, ("10.0.0.2", 9094))
+    rows, tally = run(codec, [Segment(second, 1.0, request(codec, API_VERSIONS, 0, 5))])
+    assert [(row["api_key"], row["correlation_id"], row["connection"]) for row in rows] == \
+        [(API_VERSIONS, 5, "10.0.0.1:40000 > 10.0.0.2:9094")]
+    assert tally["non-Kafka flows"] == 0
+    rows, tally = run(codec, [Segment(Flow(CLIENT, ("10.0.0.2", 5432)), 1.0, b"\x00\x00\x00\x08SELECT 1")])
+    assert rows == [] and tally["non-Kafka flows"] == 1
