@@ -20,8 +20,10 @@ say what its figures leave out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +32,12 @@ from linter.errors import KrpcLintError
 from linter.frames.corpus import (
     CORRELATION_OFFSET,
     BadFrame,
+    parquet_input,
     read_rows,
     split_frame,
 )
 from linter.frames.decode import Api, Decoders
+from linter.frames.errors import FramesInputError
 from linter.size.measure import Sizes, measure, what_if_bytes
 from linter.size.whatif import WhatIf
 
@@ -196,9 +200,22 @@ class FrameSizer:
 
 
 def size_in_process(frames_path: str | Path, sizer: FrameSizer) -> Tally:
-    """Size every frame of FRAMES here, in order (those that cannot be sized counted in the tally)."""
+    """Size every frame of FRAMES here, in order (those that cannot be sized counted in the tally). A Parquet
+    row group that cannot be read is one row that is not a frame, as on Spark: only then is FRAMES read
+    again, from the copies ``parquet_input`` repairs (the rows Spark reads), so an intact corpus is read once."""
+    try:
+        return _sized(read_rows(frames_path), sizer)
+    except FramesInputError:
+        with tempfile.TemporaryDirectory(prefix="krpc-lint-size-") as scratch:
+            repaired = parquet_input(frames_path, Path(scratch))
+            if repaired is None:
+                raise
+            return _sized(chain.from_iterable(read_rows(file) for file in repaired), sizer)
+
+
+def _sized(rows: Iterable[tuple[int | None, Sequence[Any]]], sizer: FrameSizer) -> Tally:
     tally = Tally()
-    for _, row in read_rows(frames_path):
+    for _, row in rows:
         sizer.add(tally, row)
     return tally
 

@@ -243,6 +243,29 @@ def test_the_cli_on_spark_reports_the_in_process_figures(spark: Any, specs_dir: 
     assert not_frames[0] == "not a frame record: '{not json'"  # Spark keeps the line, this process its number
 
 
+def test_a_damaged_parquet_row_group_is_a_row_that_is_not_a_frame(spark: Any, codec: Codec, specs_dir: Path,
+                                                                  tmp_path: Path) -> None:
+    """It was the end of the run in this process (Spark already made it a row): now one refusal both ways."""
+    import pyarrow.parquet as pq
+
+    generate(specs_dir, 300, tmp_path / "generated.parquet", seed=4)
+    frames = tmp_path / "frames.parquet"
+    pq.write_table(pq.read_table(tmp_path / "generated.parquet"), frames, row_group_size=100)
+    chunk = pq.read_metadata(frames).row_group(1).column(0)  # its first page's header made garbage
+    data = bytearray(frames.read_bytes())
+    data[chunk.data_page_offset:chunk.data_page_offset + 16] = b"\xff" * 16
+    frames.write_bytes(bytes(data))
+    runs = [size_frames(frames, codec, specs_dir, WhatIf()), size_frames(frames, codec, specs_dir, WhatIf(), spark=spark)]
+    for run in runs:
+        assert (run.tally.frames, run.tally.refused_frames, list(run.tally.refused)) == (201, 1, [NOT_A_FRAME])
+        assert run.tally.refused[NOT_A_FRAME].first_frame == 100
+        assert "row group 1 of 3 (rows 100-199) cannot be read" in run.tally.refused[NOT_A_FRAME].first_error
+    assert refusals(runs[0].tally.refused) == refusals(runs[1].tally.refused)
+    assert {key: (s.count, s.bytes) for key, s in runs[0].tally.sizes.items()} == \
+        {key: (s.count, s.bytes) for key, s in runs[1].tally.sizes.items()}
+    assert frames.read_bytes() == data
+
+
 # --- on Spark: the same tally ----------------------------------------------------------------------
 
 
