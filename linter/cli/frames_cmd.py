@@ -1,4 +1,5 @@
-"""``krpc-lint frames``: captured-frame corpora (``linter.frames``); ``generate`` writes a synthetic one."""
+"""``krpc-lint frames``: captured-frame corpora (``linter.frames``): ``extract`` cuts them out of packet captures,
+``generate`` writes a synthetic one."""
 
 from __future__ import annotations
 
@@ -30,3 +31,44 @@ def generate_command(specs: str, count: int, out: str, seed: int, overwrite: boo
     written = generate(specs, count, out, seed=seed, overwrite=overwrite, allow_invalid=allow_invalid,
                        on_skipped=skipped)
     click.echo(printable(f"wrote {written} frames to {out}"))
+
+
+@frames_group.command("extract")
+@click.argument("captures", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--specs", required=True, type=click.Path(exists=True),
+              help="The message specs the traffic speaks (with the request and response headers).")
+@click.option("-o", "--out", required=True, type=NonEmptyPath(dir_okay=False),
+              help="Output: .parquet, .jsonl, or - for JSON Lines on standard output.")
+@click.option("--port", "ports", multiple=True, type=click.IntRange(1, 65535), metavar="PORT",
+              help="A broker port (repeatable; default 9092). A flow on another port is Kafka too when its "
+                   "first bytes are a request header the specs know.")
+@click.option("--overwrite", is_flag=True, help="Replace OUT if it exists.")
+@click.option("--allow-invalid", is_flag=True, help=ALLOW_INVALID_HELP)
+def extract_command(captures: tuple[str, ...], specs: str, out: str, ports: tuple[int, ...], overwrite: bool,
+                    allow_invalid: bool) -> None:
+    """The Kafka frames of packet captures (pcap, pcapng, gzipped; files or directories of rotated files)."""
+    import sys
+
+    from linter.codec import Codec
+    from linter.frames.extract import (
+        Extraction,
+        capture_files,
+        write_jsonl,
+        write_parquet,
+    )
+    from linter.spark.output import atomic_file
+
+    codec = Codec.load(specs, allow_invalid=allow_invalid)
+    if codec.skipped:
+        click.echo(skipped_line(codec.skipped), err=True)
+    extraction = Extraction(capture_files(captures), codec, frozenset(ports or (9092,)))
+    if out == "-":
+        write_jsonl(extraction.rows(), sys.stdout)
+    else:
+        with atomic_file(out, overwrite=overwrite, inputs=[*captures, specs]) as partial:
+            if out.endswith(".parquet"):
+                write_parquet(extraction.rows(), partial)
+            else:
+                with open(partial, "w", encoding="ascii") as stream:
+                    write_jsonl(extraction.rows(), stream)
+    click.echo(printable(f"krpc-lint: {extraction.summary()}"), err=True)

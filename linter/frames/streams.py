@@ -48,6 +48,12 @@ SKIPPED, REFUSED = "bytes skipped (no frame boundary)", f"frame sizes refused (â
 CUT, UNFINISHED = "frames cut by a gap", "frames unfinished at the end"
 ORPHANS, UNANSWERED = "responses without a request", "requests without a response"
 DROPPED = f"requests dropped (over {MAX_OUTSTANDING:,} outstanding)"
+MAX_SILENT = 1_000  # Produce requests with acks=0 remembered per connection, in case a broker answers anyway
+ACKS_ZERO_ANSWERED = "responses to Produce with acks=0"
+# Kafka's broker sends nothing back for acks=0 (core/src/main/scala/kafka/server/KafkaApis.scala, handleProduceRequest:
+# "if (produceRequest.acks == 0)" ... sendNoOpResponseExemptThrottle; apache/kafka e3f44351a100);
+# librdkafka's mock cluster answers anyway: a row says so, matched to its request.
+ACKS_ZERO_PROBLEM = "a response to a Produce request with acks=0, which Kafka's broker does not send"
 V0_LAYOUT = "ApiVersions UNSUPPORTED_VERSION response in version 0's layout (KIP-511): decode it at version 0"
 _JUDGED = 14  # bytes a request header's plausibility is judged on (size, key, version, id, client id length)
 UNDECIDED, CLIENT, SERVER, OFF, TLS_ROLE = "?", "client", "server", "off", "tls"
@@ -56,11 +62,12 @@ UNDECIDED, CLIENT, SERVER, OFF, TLS_ROLE = "?", "client", "server", "off", "tls"
 class _Connection:
     """One TCP connection: its name, outstanding requests by correlation id, what its client said it is."""
 
-    __slots__ = ("name", "outstanding", "sasl_client", "sasl_server", "software")
+    __slots__ = ("name", "outstanding", "sasl_client", "sasl_server", "silent", "software")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.outstanding: dict[int, tuple[int, int, str | None]] = {}  # correlation id: key, version, client id
+        self.silent: dict[int, tuple[int, int, str | None]] = {}  # Produce with acks=0: no response expected
         self.software: tuple[str | None, str | None] = (None, None)
         self.sasl_client = self.sasl_server = False  # raw SASL tokens flow (after SaslHandshake v0)
 
@@ -321,6 +328,10 @@ class KafkaStreams:
             conn.sasl_client = conn.sasl_server = True
         if header.api_key != PRODUCE or requests.acks(frame, header) != 0:
             self._expect(conn, header)
+        else:  # kept aside, bounded and uncounted: a broker that answers anyway is matched, and told
+            if len(conn.silent) >= MAX_SILENT:
+                del conn.silent[next(iter(conn.silent))]
+            conn.silent[header.correlation_id] = (header.api_key, header.api_version, header.client_id)
         return _row(conn, REQUEST, header.api_key, header.api_version, header.correlation_id, frame, ts,
                     header.client_id, None)
 
@@ -334,6 +345,10 @@ class KafkaStreams:
     def _response(self, conn: _Connection, frame: bytes, ts: float) -> dict[str, Any] | None:
         correlation = SIZE_AND_ID.unpack_from(frame)[1] if len(frame) >= SIZE_AND_ID.size else None
         request = conn.outstanding.pop(correlation, None) if correlation is not None else None
+        if request is None and correlation in conn.silent:
+            self.tally[ACKS_ZERO_ANSWERED] += 1
+            api_key, api_version, client_id = conn.silent.pop(correlation)
+            return _row(conn, RESPONSE, api_key, api_version, correlation, frame, ts, client_id, ACKS_ZERO_PROBLEM)
         if request is None:
             if conn.sasl_server:
                 self.tally[SASL] += 1

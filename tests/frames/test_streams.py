@@ -259,3 +259,16 @@ def test_a_listener_the_ports_do_not_name_is_found_by_its_first_bytes(codec: Cod
     assert tally["non-Kafka flows"] == 0
     rows, tally = run(codec, [Segment(Flow(CLIENT, ("10.0.0.2", 5432)), 1.0, b"\x00\x00\x00\x08SELECT 1")])
     assert rows == [] and tally["non-Kafka flows"] == 1
+
+
+def test_a_response_to_a_produce_with_acks_zero_is_matched_and_told(codec: Codec) -> None:
+    """Kafka sends no response to acks=0 (librdkafka's mock cluster does): it is matched to its request, not an
+    orphan, and its row says why it should not be there; an unanswered acks=0 request is no unanswered request."""
+    produce = request(codec, PRODUCE, 9, 7, acks=0)
+    rows, tally = run(codec, [Segment(UP, 1.0, produce), Segment(DOWN, 1.1, response(codec, PRODUCE, 9, 7)),
+                              Segment(UP, 1.2, request(codec, PRODUCE, 9, 8, acks=0))])
+    answered = [row for row in rows if row["direction"] == "response"]
+    assert [(row["api_key"], row["api_version"], row["correlation_id"]) for row in answered] == [(PRODUCE, 9, 7)]
+    assert "acks=0" in answered[0]["problem"]
+    assert tally["responses to Produce with acks=0"] == 1
+    assert tally["responses without a request"] == tally["requests without a response"] == 0

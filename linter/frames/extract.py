@@ -1,0 +1,179 @@
+"""``krpc-lint frames extract``: the Kafka frames of packet captures, as a corpus every frames command reads.
+
+Captures are read in the order of their first packet (rotated files, ``tcpdump -C``/``-W``, continue one
+another's connections), through one reassembler and one stream cutter for all of them:
+
+    captures ─▶ capture.packets ─▶ tcp.Reassembler ─▶ streams.KafkaStreams ─▶ rows ─▶ .parquet / .jsonl / stdout
+
+A capture is recognised by its content (pcap, pcapng, either gzipped: ``is_capture``), never by its name. What
+cannot be used (non-TCP packets, bytes lost in gaps, non-Kafka flows, TLS...) is counted in one ``Tally`` and
+said in one summary line; nothing in a capture stops the run but a file that is not a capture at all.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from linter.frames.traffic import Tally
+from linter.parse.discovery import files_below
+from linter.parse.files import open_regular
+from linter.vocabulary import plural
+
+if TYPE_CHECKING:
+    from linter.codec import Codec
+
+# The columns a corpus extracted from captures has: the corpus's own, then where each frame was seen. Parquet
+# is written with this DDL's schema (``linter.spark.schema.arrow_schema``), JSON Lines with these keys.
+EXTRACTED = ("api_key INT, api_version INT, direction STRING, correlation_id INT, bytes BINARY, ts DOUBLE, "
+             "connection STRING, client_id STRING, software_name STRING, software_version STRING, problem STRING")
+MAGICS = (b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d",  # pcap: us, ns
+          b"\x0a\x0d\x0d\x0a",  # pcapng's section header block
+          b"\x1f\x8b")  # gzip (of either)
+WRITE_BATCH = 16384  # rows per Parquet row group
+
+
+def is_capture(path: str | os.PathLike[str]) -> bool:
+    """Whether a regular file starts as a packet capture does (pcap, pcapng or gzip); never raises."""
+    try:
+        with open_regular(path) as stream:
+            head = stream.read(4)
+    except (OSError, ValueError):
+        return False
+    return any(head.startswith(magic) for magic in MAGICS)
+
+
+def capture_files(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
+    """The captures named: files as given, directories searched (one walker), keeping the files that are
+    captures by content, in the order of their first packet (then their names)."""
+    found: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            found.extend(name for name in _regular_files(path) if is_capture(name))
+        else:
+            found.append(os.fspath(path))
+    return sorted(dict.fromkeys(found), key=lambda name: (_first_ts(name), name))
+
+
+def _regular_files(top: str | os.PathLike[str]) -> list[str]:
+    """Every regular file below a directory (the one walker: links never entered, depth bounded), sorted."""
+    return sorted(os.path.join(directory, name) for directory, names, _ in files_below(os.fspath(top)) for name in names)
+
+
+def _first_ts(path: str) -> float:
+    """The timestamp of a capture's first TCP packet (infinity for none): rotated files in their order."""
+    from linter.frames.capture import packets
+
+    for packet in packets(path, Tally()):
+        return packet.ts
+    return math.inf
+
+
+def captures_at(frames_path: str | os.PathLike[str]) -> list[str]:
+    """The captures FRAMES names, in reading order: itself when it is a capture, the captures of a directory
+    that holds no Parquet (a directory of rotated captures), else none (FRAMES is a corpus of rows)."""
+    path = Path(frames_path)
+    if path.is_dir():
+        if any(name.endswith(".parquet") for name in _regular_files(path)):
+            return []
+        return capture_files([path])
+    return [str(path)] if is_capture(path) else []
+
+
+@contextmanager
+def as_corpus(frames_path: str | os.PathLike[str], codec: Codec, ports: frozenset[int] | None = frozenset({9092}),
+              on_summary: Callable[[str], None] | None = None) -> Iterator[Path]:
+    """FRAMES as a corpus of rows: captures are extracted once into a temporary JSON Lines file (the one
+    corpus reader then serves them as any corpus; ``on_summary`` hears the extraction's summary line), anything
+    else is FRAMES itself."""
+    captures = captures_at(frames_path)
+    if not captures:
+        yield Path(frames_path)
+        return
+    extraction = Extraction(captures, codec, ports)
+    with tempfile.TemporaryDirectory(prefix="krpc-lint-capture-") as scratch:
+        corpus = Path(scratch) / "frames.jsonl"
+        with open(corpus, "w", encoding="ascii") as stream:
+            write_jsonl(extraction.rows(), stream)
+        if on_summary is not None:
+            on_summary(extraction.summary())
+        yield corpus
+
+
+@dataclass
+class Extraction:
+    """A run's rows come from ``rows()``; ``tally`` says what was not used, ``frames`` and ``files`` what was."""
+
+    captures: Sequence[str]
+    codec: Codec
+    ports: frozenset[int] | None = frozenset({9092})
+    tally: Tally = field(default_factory=Tally)
+    frames: int = 0
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """Every frame of the captures, as a row of ``EXTRACTED``'s columns."""
+        from linter.frames.capture import packets
+        from linter.frames.streams import KafkaStreams
+        from linter.frames.tcp import Reassembler
+
+        reassembler = Reassembler(self.tally)
+        streams = KafkaStreams(self.codec, self.tally, self.ports)
+        for capture in self.captures:
+            for packet in packets(capture, self.tally):
+                for segment in reassembler.feed(packet):
+                    yield from self._counted(streams.feed(segment))
+        for segment in reassembler.finish():
+            yield from self._counted(streams.feed(segment))
+        yield from self._counted(streams.finish())
+
+    def _counted(self, rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        for row in rows:
+            self.frames += 1
+            yield row
+
+    def summary(self) -> str:
+        """``2 captures, 1,206 frames; 3 not TCP, 120 bytes lost (gaps)``: the stderr line of a run."""
+        line = f"{plural(len(self.captures), 'capture')}, {plural(self.frames, 'frame', grouped=True)}"
+        lost = self.tally.line()
+        return f"{line}; {lost}" if lost else line
+
+
+def json_line(row: dict[str, Any]) -> str:
+    """A row as one JSON Lines record: the frame's bytes as ``hex`` (JSON has no binary type)."""
+    shown = {key: value for key, value in row.items() if key != "bytes"}
+    shown["hex"] = row["bytes"].hex() if row.get("bytes") is not None else None
+    return json.dumps(shown, ensure_ascii=True, separators=(",", ":"))
+
+
+def write_jsonl(rows: Iterable[dict[str, Any]], stream: Any) -> None:
+    """Rows to a text stream, one JSON object a line."""
+    for row in rows:
+        stream.write(json_line(row) + "\n")
+
+
+def write_parquet(rows: Iterable[dict[str, Any]], path: Path) -> None:
+    """Rows to one Parquet file of ``EXTRACTED``'s schema, a row group per ``WRITE_BATCH`` rows."""
+    import pyarrow.parquet as pq
+
+    from linter.spark.schema import arrow_batch, arrow_schema, columns
+
+    names = columns(EXTRACTED)
+    with pq.ParquetWriter(path, arrow_schema(EXTRACTED)) as writer:
+        batch: list[tuple[Any, ...]] = []
+        for row in rows:
+            batch.append(tuple(row.get(name) for name in names))
+            if len(batch) >= WRITE_BATCH:
+                writer.write_batch(arrow_batch(batch, EXTRACTED))
+                batch = []
+        if batch:
+            writer.write_batch(arrow_batch(batch, EXTRACTED))
+
+
+__all__ = ["EXTRACTED", "Extraction", "as_corpus", "capture_files", "captures_at", "is_capture", "json_line", "write_jsonl", "write_parquet"]
