@@ -33,6 +33,7 @@ from linter.audit.history import (
 from linter.parse.discovery import is_spec
 from linter.spark import schema
 from linter.spark.output import atomic_directory, write_parquet
+from linter.spark.session import IN_PROCESS as IN_PROCESS  # noqa: PLC0414 - audit_cmd imports it from here
 from linter.vocabulary import tool_version
 
 if TYPE_CHECKING:
@@ -367,7 +368,6 @@ def _unit_size(unit: BlobUnit | PairUnit) -> int:
 # (docs/performance.md: 1-26 ms a unit, so 200 units take 0.2-5 s); a vendor's copy or a branch
 # audits in about a second.
 IN_PROCESS_UNITS = 200
-IN_PROCESS = "in-process"  # the summary's master when no Spark ran
 
 
 def reads_history(target: Path, repo: Path) -> bool:

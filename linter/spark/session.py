@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 LOCAL = "local[*]"
+IN_PROCESS = "in-process"  # the master a run names when it ran in this process, without Spark (audit, replay, size)
 LOG_CONFIG = Path(__file__).with_name("log4j2.properties").as_uri()
 # The throughput collector: a run is one batch job, and G1's concurrent threads compete with the
 # Python workers for the few cores of a laptop or CI machine (a cold 1M-frame replay on 2 cores:
