@@ -1,5 +1,6 @@
-"""``krpc-lint replay``: captured frames decoded under two spec revisions on Spark (``linter.replay``,
-docs/pipeline.md). PySpark is imported only when it runs; exit 2 with how to install it when it is missing."""
+"""``krpc-lint replay``: captured frames decoded under two spec revisions (``linter.replay``, docs/pipeline.md):
+a small corpus in this process, a larger one (or any, with ``--master``) on Spark. PySpark is imported only
+when Spark runs; exit 2 with how to install it when it is missing then."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import click
 from linter.cli.common import ALLOW_INVALID_HELP, NonEmptyPath, non_empty, skipped_line
 from linter.escape import printable
 
-MASTER_HELP = "Spark master: local[*] (default, Spark inside this process) or spark://HOST:PORT."
+MASTER_HELP = ("Spark master: local[*] (Spark inside this process) or spark://HOST:PORT. Without it, a corpus of at "
+               "most 1,000,000 frames is replayed in this process, a larger one on local Spark.")  # replay.IN_PROCESS_FRAMES
 
 
 @click.command("replay")
@@ -24,11 +26,9 @@ MASTER_HELP = "Spark master: local[*] (default, Spark inside this process) or sp
 def replay_command(frames: str, old_specs: str, new_specs: str, out: str, master: str | None,
                    overwrite: bool, allow_invalid: bool) -> None:
     """Decode captured frames under two revisions of the specs; report the frames that differ."""
-    from linter.replay.run import replay
+    from linter.replay.run import IN_PROCESS, replay
     from linter.spark.progress import RunProgress
-    from linter.spark.session import require_pyspark
 
-    require_pyspark()
     with RunProgress() as progress:
         progress.step(f"replaying {frames}")
         summary = replay(frames, old_specs, new_specs, out, master=master, overwrite=overwrite,
@@ -37,6 +37,7 @@ def replay_command(frames: str, old_specs: str, new_specs: str, out: str, master
         click.echo(skipped_line(summary.skipped), err=True)
     outcomes = ", ".join(f"{count} {outcome}" for outcome, count in summary.outcomes.items() if count)
     click.echo(f"{summary.frames} frames: {outcomes or 'none'}; {summary.frames_per_second:,.0f} frames/s "
-               f"({summary.seconds} s) on {summary.master}")
+               f"({summary.seconds} s) " + ("in this process (a small corpus: no Spark)" if summary.master == IN_PROCESS
+                                            else f"on {summary.master}"))
     click.echo(printable(f"wrote {out}/mismatches ({summary.mismatches} frames that fail or differ), {out}/counts "
                          "(Parquet)"))

@@ -6,7 +6,7 @@ partition the counts of every frame."""
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from linter.frames.corpus import (
@@ -66,10 +66,16 @@ def replay_batches(old: Revision, new: Revision,
 def replay_batch(old: Decoders, new: Decoders, batch: pa.RecordBatch, counts: dict[CountKey, int], part: int = 0,
                  first: int = 0) -> pa.RecordBatch:
     """The ``RESULTS`` rows of a batch's frames that are not ``same``; every frame is counted in ``counts``."""
-    columns = batch_columns(batch)
+    return _record_batch(replay_rows(old, new, zip(*batch_columns(batch)), counts, part, first))
+
+
+def replay_rows(old: Decoders, new: Decoders, frames: Iterable[tuple[Any, ...]], counts: dict[CountKey, int],
+                part: int = 0, first: int = 0) -> list[tuple[Any, ...]]:
+    """``replay_batch`` of rows of ``INPUT_COLUMNS`` (as ``linter.frames.corpus.read_rows`` gives them): the
+    per-frame code Spark's batches and an in-process replay share, so both find the same outcomes."""
     rows: list[tuple[Any, ...]] = []
     shared = _SHARED.setdefault(old, weakref.WeakKeyDictionary()).setdefault(new, {})
-    for index, (key, version, direction, correlation_id, data, hex_text, corrupt) in enumerate(zip(*columns), first):
+    for index, (key, version, direction, correlation_id, data, hex_text, corrupt) in enumerate(frames, first):
         # The common case first, inline: a well-formed frame of a kind both revisions decode with one
         # decoder, which decodes it. Anything else takes _replay, which checks and explains everything.
         if type(data) is bytes and corrupt is None:
@@ -106,7 +112,7 @@ def replay_batch(old: Decoders, new: Decoders, batch: pa.RecordBatch, counts: di
             rows.append((part, index, None, result.api_key, result.api_name, result.api_version, direction,
                          result.correlation_id, result.outcome, result.path, result.old_error, result.new_error,
                          _hex(data, hex_text)))
-    return _record_batch(rows)
+    return rows
 
 
 # Per pair of revisions: (direction, API key, version) -> (the decoder both share, the count key of
@@ -140,4 +146,4 @@ def _hex(data: Any, hex_text: Any) -> str | None:
     return hex_text[:2 * HEX_BYTES] if isinstance(hex_text, str) else None
 
 
-__all__ = ["RESULTS", "CountKey", "count_batch", "replay_batch", "replay_batches"]
+__all__ = ["RESULTS", "CountKey", "count_batch", "replay_batch", "replay_batches", "replay_rows"]

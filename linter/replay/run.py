@@ -33,13 +33,16 @@ order, which is the file's order for one file; an unreadable Parquet row group i
 ``parquet_input``), ``counts/`` (``REPLAY_COUNTS``) and
 ``summary.json``.
 
-The per-frame work (``replay_frame``) is plain Python, usable and tested without Spark. The
-Spark job runs it with ``mapInArrow``: Arrow batches in and out, each Python worker building the
-two codecs once (from the spec texts shipped with the job, cached by their digest).
+The per-frame work (``replay_frame``, and ``replay_rows`` over many) is plain Python, usable and tested
+without Spark. A corpus of at most ``IN_PROCESS_FRAMES`` frames, without ``--master``, runs it in this process
+(``linter.replay.in_process``; PySpark not needed; ``summary.json`` says ``"master": "in-process"``); a larger
+one runs it on Spark with ``mapInArrow``: Arrow batches in and out, each Python worker building the two codecs
+once (from the spec texts shipped with the job, cached by their digest). Both write the same rows.
 
 The parts: ``linter.frames.decode`` (a revision's frame decoders), ``linter.replay.frame`` (one frame's
-outcome), ``linter.replay.batches`` (the workers' side), ``linter.frames.corpus`` (reading FRAMES); this module
-runs the job.
+outcome), ``linter.replay.batches`` (the per-frame loop and the workers' side), ``linter.replay.in_process``
+(the run here), ``linter.frames.corpus`` (reading FRAMES); this module chooses where and writes the counts
+and the summary.
 """
 
 from __future__ import annotations
@@ -54,12 +57,15 @@ from typing import TYPE_CHECKING, Any
 
 from linter.compat.revision import Revision
 from linter.compat.sources import read_specs
-from linter.frames.corpus import frames_job, parquet_input, read_frames
+from linter.frames.corpus import count_frames, frames_job, parquet_input, read_frames
 from linter.frames.decode import loaded
+from linter.frames.errors import FramesInputError
 from linter.replay.batches import RESULTS, CountKey, replay_batches
 from linter.replay.frame import OUTCOMES, SAME
+from linter.replay.in_process import replay_here
 from linter.spark import schema
-from linter.spark.output import atomic_directory
+from linter.spark.output import atomic_directory, write_parquet
+from linter.spark.session import IN_PROCESS, require_pyspark, session
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -73,15 +79,21 @@ class ReplaySummary:
     frames: int
     outcomes: dict[str, int]
     mismatches: int
-    seconds: float  # the Spark job: reading, decoding, writing (not the session's start or loading specs)
+    seconds: float  # the run: reading, decoding, writing (not Spark's session start or loading specs)
     frames_per_second: float
     master: str
     meta: dict[str, Any] = field(default_factory=dict)
     skipped: tuple[str, ...] = ()  # spec files --allow-invalid left out, of either revision
 
 
-# Spark reads a file in about as many splits as there are cores; more (and so smaller) splits keep
-# every core busy to the end, as frames of different APIs take very different times to decode.
+# At most this many frames, and no --master: replayed in this process. There a corpus runs at ~127,000 frames/s
+# on one core, every cost included (the same per-frame code as Spark's workers; mismatches written a batch at
+# a time: 430 MB peak for 1,000,000 frames), while a whole Spark command pays 10-12 s before its cores help (the session and the
+# first job: workers start and load both revisions) and then replays ~65,000 frames/s a core. Measured on
+# 2 cores, Kafka 3.7.0 -> trunk-2024-10, generated corpora (docs/performance.md, replay; bench/replay.py):
+# 100,000 frames 1.4 s here against 12.2 s on local[2], 1,000,000 frames 9.1 s against 37.7 s. On 2 cores
+# this process wins at any size; at this bound it still wins on up to ~8 cores.
+IN_PROCESS_FRAMES = 1_000_000
 
 
 def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path, out: str | Path, *,
@@ -89,13 +101,13 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
            allow_invalid: bool = False) -> ReplaySummary:
     """Replay FRAMES under OLD and NEW into ``out``: ``mismatches/``, ``counts/``, ``summary.json``.
 
-    ``spark``: a session to use (and leave running); otherwise one is started for ``master``.
-    Raises ``SpecError`` or ``ValueError`` for unusable specs (before any Spark work),
-    ``OutputExists`` when ``out`` exists and ``overwrite`` is false.
+    In this process when FRAMES holds at most ``IN_PROCESS_FRAMES`` frames and neither ``master`` nor ``spark``
+    is given (PySpark not needed), else on Spark: ``spark``, a session to use (and leave running), or one
+    started for ``master``. Raises ``SpecError`` or ``ValueError`` for unusable specs (before any Spark
+    work), ``OutputExists`` when ``out`` exists and ``overwrite`` is false.
     """
-    from linter.spark.session import require_pyspark, session
-
-    if spark is None:
+    here = spark is None and master is None and _small(frames_path)
+    if spark is None and not here:
         require_pyspark()
     old, new = read_specs(old_specs), read_specs(new_specs)
     skipped = tuple(sorted({Path(name).name for specs in (old, new)
@@ -104,35 +116,54 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
     with tempfile.TemporaryDirectory(prefix="krpc-lint-replay-") as scratch, \
             atomic_directory(out, overwrite=overwrite, inputs=[frames_path, old_specs, new_specs]) as work_dir:
         parquet = parquet_input(frames_path, Path(scratch))  # damaged Parquet: before Spark starts
-        spark = spark or session(master)
-        started = time.monotonic()
-        with frames_job(spark, frames_path):
-            counts = _run(spark, read_frames(spark, frames_path, parquet), old, new, allow_invalid, work_dir)
-        outcomes = dict.fromkeys(OUTCOMES, 0)
-        for key, frames in counts.items():
-            outcomes[key[-1]] += frames
-        seconds = time.monotonic() - started
-        total = sum(outcomes.values())
-        summary = ReplaySummary(str(out), total, outcomes, total - outcomes[SAME], round(seconds, 3),
-                                round(total / seconds, 1), spark.sparkContext.master, skipped=skipped)
+        if here:
+            started, where = time.monotonic(), IN_PROCESS
+            counts = replay_here(frames_path, parquet, loaded(old, allow_invalid, freeze=True),
+                                 loaded(new, allow_invalid, freeze=True), work_dir)
+        else:
+            spark = spark or session(master)
+            started, where = time.monotonic(), spark.sparkContext.master
+            with frames_job(spark, frames_path):
+                counts = _run(spark, read_frames(spark, frames_path, parquet), old, new, allow_invalid, work_dir)
+        _write_counts(counts, work_dir)
+        summary = _summary(out, counts, time.monotonic() - started, where, skipped)
         summary.meta = {"frames_path": str(frames_path), "old_specs": old.label, "new_specs": new.label,
-                        "frames": total, "outcomes": outcomes, "mismatches": summary.mismatches,
+                        "frames": summary.frames, "outcomes": summary.outcomes, "mismatches": summary.mismatches,
                         "seconds": summary.seconds, "frames_per_second": summary.frames_per_second,
                         "master": summary.master, "skipped_specs": list(skipped)}
         (work_dir / "summary.json").write_text(json.dumps(summary.meta, indent=2) + "\n")
     return summary
 
 
+def _small(frames_path: str | Path) -> bool:
+    """Whether FRAMES holds at most ``IN_PROCESS_FRAMES`` frames. A corpus ``count_frames`` refuses (a first
+    JSON line that is no frame record, a damaged footer in a directory) goes to Spark, which replays or
+    refuses it as it always did."""
+    try:
+        return count_frames(frames_path) <= IN_PROCESS_FRAMES
+    except FramesInputError:
+        return False
+
+
+def _summary(out: str | Path, counts: dict[CountKey, int], seconds: float, master: str,
+             skipped: tuple[str, ...]) -> ReplaySummary:
+    """The run's figures from its counts, the same wherever it ran."""
+    outcomes = dict.fromkeys(OUTCOMES, 0)
+    for key, frames in counts.items():
+        outcomes[key[-1]] += frames
+    total = sum(outcomes.values())
+    return ReplaySummary(str(out), total, outcomes, total - outcomes[SAME], round(seconds, 3),
+                         round(total / seconds, 1), master, skipped=skipped)
+
+
 def _run(spark: SparkSession, frames: DataFrame, old: Revision, new: Revision, allow_invalid: bool,
          work_dir: Path) -> dict[CountKey, int]:
     """The job: replay every frame once (the small results kept), number the mismatches and write
-    both tables; returns the counts. Two Spark jobs, no shuffle: the replay (collecting each
+    ``mismatches/``; returns the counts. Two Spark jobs, no shuffle: the replay (collecting each
     partition's count rows, a few per frame kind), then writing the mismatches from the cache.
-    The counts are summed and written here, on the driver."""
+    The counts are summed here, on the driver."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
-
-    from linter.spark.output import write_parquet
 
     results = frames.mapInArrow(replay_batches(old, new, allow_invalid), RESULTS).persist(StorageLevel.MEMORY_AND_DISK)
     try:
@@ -150,10 +181,15 @@ def _run(spark: SparkSession, frames: DataFrame, old: Revision, new: Revision, a
         mismatches.write.parquet(str(work_dir / "mismatches"))
     finally:
         results.unpersist()
-    ordered = sorted(counts.items(), key=lambda item: [(value is None, value) for value in item[0]])
-    write_parquet([dict(zip(keys, key), frames=frames) for key, frames in ordered], schema.REPLAY_COUNTS,
-                  work_dir / "counts")
     return counts
 
 
-__all__ = ["ReplaySummary", "replay"]
+def _write_counts(counts: dict[CountKey, int], work_dir: Path) -> None:
+    """``counts/``, written here after either run, its rows in one order (by key, nulls last)."""
+    ordered = sorted(counts.items(), key=lambda item: [(value is None, value) for value in item[0]])
+    keys = schema.columns(schema.REPLAY_COUNTS)[:-1]
+    write_parquet([dict(zip(keys, key), frames=frames) for key, frames in ordered], schema.REPLAY_COUNTS,
+                  work_dir / "counts")
+
+
+__all__ = ["IN_PROCESS", "IN_PROCESS_FRAMES", "ReplaySummary", "replay"]
