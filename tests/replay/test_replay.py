@@ -538,7 +538,7 @@ def _read_back(out: Path) -> dict[str, Any]:
             "mismatches": sorted(tables["mismatches"].to_pylist(), key=lambda row: row["frame"]),
             "counts": tables["counts"].to_pylist(),  # the driver writes them sorted, wherever the frames ran
             "summary": {key: value for key, value in summary.items()
-                        if key not in ("seconds", "frames_per_second", "master", "frames_path")}}
+                        if key not in ("seconds", "frames_per_second", "master")}}
 
 
 def test_a_small_corpus_replays_in_process_as_spark_does(specs: tuple[Path, Path], tmp_path: Path) -> None:
