@@ -1,10 +1,14 @@
-"""Replay speed: ``krpc-lint replay`` on Spark, side by side with its floor, the same per-frame work in
-one plain Python loop.
+"""Replay speed: ``krpc-lint replay`` in this process and on Spark, side by side with its floor, the same
+per-frame work in one plain Python loop.
 
 * ``generate``: ``frames generate`` of ``--frames`` frames (1,000,000) from OLD (Kafka 3.7.0);
 * ``loop, 1 core``: ``replay_batch`` over the corpus's Arrow batches in this process, no Spark
   (the first ``--loop-frames`` of them): decoding every frame under both revisions and comparing,
   the work the executors do, with none of the distribution;
+* ``replay, in-process``: ``replay(FRAMES, OLD, NEW, OUT)`` without Spark, as a corpus of at most
+  ``IN_PROCESS_FRAMES`` runs (forced here whatever the size): ``the run`` is its own frames/s (reading,
+  decoding, writing), ``whole`` adds loading the specs: the whole of one ``krpc-lint replay`` command
+  but Python's start;
 * ``replay``: ``replay(FRAMES, OLD, NEW, OUT)`` on ``--master`` (``local[2]``), OLD vs NEW
   (trunk 2024-10), its own frames/s (reading, decoding, writing; not the session's start). ``cold``
   is the first run of the session: its Python workers start, load both spec revisions and compile
@@ -13,8 +17,8 @@ one plain Python loop.
   whole of one ``krpc-lint replay`` command.
 
 Goal: replay >= 50,000 frames/s on 2 cores. The ratio to the loop says what Spark adds: at most
-the number of cores, less its overhead. ``start cost`` (cold minus warm seconds) is what a run pays
-once, whatever the corpus size.
+the number of cores, less its overhead; the in-process rows say where ``IN_PROCESS_FRAMES`` should be.
+``start cost`` (cold minus warm seconds) is what a run pays once, whatever the corpus size.
 
 Usage: python bench/replay.py [--frames N] [--old DIR] [--new DIR] [--master URL] [--loop-frames N] [--runs R]
 """
@@ -28,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT.parent / "shared" / "kafka-specs"
@@ -50,6 +55,16 @@ def loop(corpus: Path, old: Path, new: Path, frames: int) -> tuple[int, float]:
     for batch in batches:
         replay_batch(old_side, new_side, batch, counts)
     return sum(counts.values()), time.perf_counter() - start
+
+
+def in_process(corpus: Path, old: Path, new: Path, out: Path, frames: int) -> tuple[Any, float]:
+    """The summary of a replay in this process, whatever the corpus size, and the seconds of the whole call."""
+    from linter.replay import run
+
+    run.IN_PROCESS_FRAMES = max(run.IN_PROCESS_FRAMES, frames)
+    start = time.perf_counter()
+    summary = run.replay(corpus, old, new, out)
+    return summary, time.perf_counter() - start
 
 
 def main() -> int:
@@ -78,6 +93,7 @@ def main() -> int:
         generated = time.perf_counter() - start
         size = corpus.stat().st_size
         looped, loop_seconds = loop(corpus, args.old, args.new, min(args.loop_frames, args.frames))
+        here, here_whole = in_process(corpus, args.old, args.new, work / "here", args.frames)
 
         start = time.perf_counter()
         spark = session(args.master)
@@ -100,6 +116,8 @@ def main() -> int:
     print(f"{'generate':26} {args.frames:10,} {generated:8.2f} {args.frames / generated:10,.0f}")
     rates = {}
     for label, frames, seconds in (("loop, 1 core (the floor)", looped, loop_seconds),
+                                   ("replay, in-process run", here.frames, here.seconds),
+                                   ("replay, in-process whole", here.frames, here_whole),
                                    ("replay, cold", cold.frames, cold.seconds),
                                    ("replay, warm", cold.frames, warm_seconds),
                                    ("replay, session + cold", cold.frames, session_seconds + cold.seconds)):
@@ -110,6 +128,10 @@ def main() -> int:
     print(f"\nstart cost, paid once per run: {cold.seconds - warm_seconds:.1f} s of the job "
           f"(workers, specs, the JVM's first job) + {session_seconds:.1f} s of Spark's session")
     print(f"goal: replay >= {GOAL:,} frames/s on 2 cores: {verdicts}")
+    print(f"in-process vs Spark, whole: {here_whole:.1f} s against {session_seconds + cold.seconds:.1f} s")
+    if (here.frames, here.outcomes) != (cold.frames, cold.outcomes):
+        print(f"in-process and Spark disagree: {here.outcomes} against {cold.outcomes}", file=sys.stderr)
+        return 1
     return 0
 
 
