@@ -48,6 +48,7 @@ SKIPPED, REFUSED = "bytes skipped (no frame boundary)", f"frame sizes refused (â
 CUT, UNFINISHED = "frames cut by a gap", "frames unfinished at the end"
 ORPHANS, UNANSWERED = "responses without a request", "requests without a response"
 DROPPED = f"requests dropped (over {MAX_OUTSTANDING:,} outstanding)"
+MAX_EARLY = 64  # responses held per connection for a request the capture shows after them
 MAX_SILENT = 1_000  # Produce requests with acks=0 remembered per connection, in case a broker answers anyway
 ACKS_ZERO_ANSWERED = "responses to Produce with acks=0"
 # Kafka's broker sends nothing back for acks=0 (core/src/main/scala/kafka/server/KafkaApis.scala, handleProduceRequest:
@@ -62,12 +63,13 @@ UNDECIDED, CLIENT, SERVER, OFF, TLS_ROLE = "?", "client", "server", "off", "tls"
 class _Connection:
     """One TCP connection: its name, outstanding requests by correlation id, what its client said it is."""
 
-    __slots__ = ("name", "outstanding", "sasl_client", "sasl_server", "silent", "software")
+    __slots__ = ("early", "name", "outstanding", "sasl_client", "sasl_server", "silent", "software")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.outstanding: dict[int, tuple[int, int, str | None]] = {}  # correlation id: key, version, client id
         self.silent: dict[int, tuple[int, int, str | None]] = {}  # Produce with acks=0: no response expected
+        self.early: dict[int, tuple[bytes, float]] = {}  # responses seen before their request (capture reordered)
         self.software: tuple[str | None, str | None] = (None, None)
         self.sasl_client = self.sasl_server = False  # raw SASL tokens flow (after SaslHandshake v0)
 
@@ -93,30 +95,31 @@ class _Search:
     looked at once, and a candidate whose proof lies beyond the bytes held waits (``pending``) until it can be
     judged, so feeding a long run of unsynced bytes segment by segment stays linear."""
 
-    __slots__ = ("pending", "scanned")
+    __slots__ = ("judged", "pending", "scanned")
 
-    def __init__(self) -> None:
+    def __init__(self, judged: int = _JUDGED) -> None:
+        self.judged = judged  # bytes a frame start is judged on
         self.scanned = 0  # positions before this were looked at
         self.pending: list[tuple[int, int]] = []  # (start, end) of candidates not judged yet
 
     def advance(self, buf: bytes | bytearray, plausible: Callable[[Any, int, int], bool]) -> int | None:
         """The first candidate proven: its frame ends where the bytes held end, or where another plausible
-        request starts."""
+        frame starts."""
         n, still = len(buf), []
         for pos, stop in self.pending:
-            if stop == n or (n - stop >= _JUDGED and plausible(buf, stop, n)):
+            if stop == n or (n - stop >= self.judged and plausible(buf, stop, n)):
                 return pos
-            if stop > n or n - stop < _JUDGED:
+            if stop > n or n - stop < self.judged:
                 still.append((pos, stop))
         self.pending = still
-        for pos in range(self.scanned, n - _JUDGED + 1):
+        for pos in range(self.scanned, n - self.judged + 1):
             if plausible(buf, pos, n):
                 stop = pos + 4 + int.from_bytes(buf[pos:pos + 4], "big")
-                if stop == n or (n - stop >= _JUDGED and plausible(buf, stop, n)):
+                if stop == n or (n - stop >= self.judged and plausible(buf, stop, n)):
                     return pos
-                if stop > n or n - stop < _JUDGED:
+                if stop > n or n - stop < self.judged:
                     still.append((pos, stop))
-        self.scanned = max(self.scanned, n - _JUDGED + 1)
+        self.scanned = max(self.scanned, n - self.judged + 1)
         return None
 
     def keep(self) -> int:
@@ -175,8 +178,10 @@ class KafkaStreams:
                 self.tally[SKIPPED] += len(stream.buf)  # held while looking for a boundary that never came
         for conn in connections.values():
             self.tally[UNANSWERED] += len(conn.outstanding)
+            for correlation, (frame, ts) in conn.early.items():
+                yield self._orphan(conn, correlation, frame, ts)
+            conn.early.clear()
         self._streams.clear()
-        yield from ()
 
     # --- roles ---------------------------------------------------------------------------------------
 
@@ -278,10 +283,8 @@ class KafkaStreams:
             if stop > end:
                 stream.buf, stream.need = bytearray(data[pos:]), 4 + size
                 return
-            row = self._row(stream, conn, data[pos:stop], ts)
-            pos = stop
-            if row is not None:
-                yield row
+            frame, pos = data[pos:stop], stop
+            yield from self._rows(stream, conn, frame, ts)
         stream.buf, stream.need = bytearray(data[pos:]), 4
 
     # --- resynchronising ---------------------------------------------------------------------------------
@@ -293,10 +296,12 @@ class KafkaStreams:
             search = stream.search = stream.search or _Search()
             start = search.advance(buf, self.requests.plausible)
             cut = start if start is not None else search.keep()
-        else:
+        else:  # a response: a size then an outstanding request's correlation id, proven by where it ends
             assert stream.conn is not None
-            start = _server_boundary(buf, stream.conn.outstanding)
-            cut = start if start is not None else max(len(buf) - 7, 0)
+            outstanding = stream.conn.outstanding
+            search = stream.search = stream.search or _Search(SIZE_AND_ID.size)
+            start = search.advance(buf, lambda data, pos, end: _response_start(data, pos, end, outstanding))
+            cut = start if start is not None else search.keep()
         self.tally[SKIPPED] += cut
         del buf[:cut]
         stream.synced, stream.need = start is not None, 4
@@ -306,6 +311,17 @@ class KafkaStreams:
 
 
     # --- rows ------------------------------------------------------------------------------------------
+
+    def _rows(self, stream: _Stream, conn: _Connection, frame: bytes, ts: float) -> Iterator[dict[str, Any]]:
+        """A frame's row, and after a request the response the capture showed before it (held in ``early``)."""
+        row = self._row(stream, conn, frame, ts)
+        if row is None:
+            return
+        yield row
+        if conn.early and stream.role == CLIENT and row["correlation_id"] in conn.early:
+            late = self._response(conn, *conn.early.pop(row["correlation_id"]))
+            if late is not None:
+                yield late
 
     def _row(self, stream: _Stream, conn: _Connection, frame: bytes, ts: float) -> dict[str, Any] | None:
         if stream.role == CLIENT:
@@ -353,27 +369,30 @@ class KafkaStreams:
             if conn.sasl_server:
                 self.tally[SASL] += 1
                 return None
-            self.tally[ORPHANS] += 1
-            problem = (f"no request with correlation id {correlation} on this connection" if correlation is not None
-                       else "a response needs 8 bytes at least")
-            return _row(conn, RESPONSE, None, None, correlation, frame, ts, None, problem)
+            if correlation is not None and correlation not in conn.early and len(conn.early) < MAX_EARLY:
+                conn.early[correlation] = (frame, ts)  # its request may still come (a capture reordered)
+                return None
+            return self._orphan(conn, correlation, frame, ts)
         api_key, api_version, client_id = request
         if api_key != SASL_HANDSHAKE:
             conn.sasl_server = False
         layout = V0_LAYOUT if api_key == API_VERSIONS and api_version > 0 and v0_error_layout(frame) else None
         return _row(conn, RESPONSE, api_key, api_version, correlation, frame, ts, client_id, layout)
 
+    def _orphan(self, conn: _Connection, correlation: int | None, frame: bytes, ts: float) -> dict[str, Any]:
+        """A response no request of its connection asked for (the capture began after it was sent)."""
+        self.tally[ORPHANS] += 1
+        problem = (f"no request with correlation id {correlation} on this connection" if correlation is not None
+                   else "a response needs 8 bytes at least")
+        return _row(conn, RESPONSE, None, None, correlation, frame, ts, None, problem)
 
-def _server_boundary(buf: bytearray, outstanding: dict[int, Any]) -> int | None:
-    """The first position of ``buf`` where a size then an outstanding request's correlation id start."""
-    if not outstanding:
-        return None
-    unpack = SIZE_AND_ID.unpack_from
-    for pos in range(len(buf) - 7):
-        size, correlation = unpack(buf, pos)
-        if 4 <= size <= MAX_FRAME and correlation in outstanding:
-            return pos
-    return None
+
+def _response_start(buf: bytes | bytearray, pos: int, end: int, outstanding: dict[int, Any]) -> bool:
+    """Whether a response may start at ``pos``: a size Kafka allows, then a correlation id awaiting its response."""
+    if end - pos < SIZE_AND_ID.size:
+        return False
+    size, correlation = SIZE_AND_ID.unpack_from(buf, pos)
+    return 4 <= size <= MAX_FRAME and correlation in outstanding
 
 
 def _row(conn: _Connection, direction: str, api_key: int | None, api_version: int | None, correlation: int | None,

@@ -272,3 +272,18 @@ def test_a_response_to_a_produce_with_acks_zero_is_matched_and_told(codec: Codec
     assert "acks=0" in answered[0]["problem"]
     assert tally["responses to Produce with acks=0"] == 1
     assert tally["responses without a request"] == tally["requests without a response"] == 0
+
+
+def test_a_response_the_capture_shows_before_its_request_is_still_matched(codec: Codec) -> None:
+    """A capture can show a response before its request (packets of the client's flow reordered on the way to the
+    capture): it is held (at most MAX_EARLY per connection) and matched when the request comes; a response whose
+    request never comes is an orphan at the end."""
+    rows, tally = run(codec, [Segment(UP, 1.0, request(codec, METADATA, 12, 1)),
+                              Segment(DOWN, 1.1, response(codec, METADATA, 12, 2)),
+                              Segment(DOWN, 1.2, response(codec, METADATA, 12, 1)),
+                              Segment(DOWN, 1.3, response(codec, METADATA, 12, 9)),
+                              Segment(UP, 1.4, request(codec, METADATA, 12, 2))])
+    assert [(row["direction"], row["correlation_id"], row["api_key"], row["problem"] is None) for row in rows] == [
+        ("request", 1, METADATA, True), ("response", 1, METADATA, True), ("request", 2, METADATA, True),
+        ("response", 2, METADATA, True), ("response", 9, None, False)]
+    assert tally["responses without a request"] == 1
