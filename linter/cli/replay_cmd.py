@@ -26,9 +26,12 @@ MASTER_HELP = ("Spark master: local[*] (Spark inside this process) or spark://HO
 def replay_command(frames: str, old_specs: str, new_specs: str, out: str, master: str | None,
                    overwrite: bool, allow_invalid: bool) -> None:
     """Decode captured frames under two revisions of the specs; report the frames that differ."""
-    from linter.replay.run import IN_PROCESS, replay
+    from linter.replay.run import IN_PROCESS, on_spark, replay
     from linter.spark.progress import RunProgress
+    from linter.spark.session import require_pyspark
 
+    if on_spark(frames, master):
+        require_pyspark()  # before any work or progress line: a missing extra or Java is the first thing to say
     with RunProgress() as progress:
         progress.step(f"replaying {frames}")
         summary = replay(frames, old_specs, new_specs, out, master=master, overwrite=overwrite,

@@ -106,7 +106,7 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
     started for ``master``. Raises ``SpecError`` or ``ValueError`` for unusable specs (before any Spark
     work), ``OutputExists`` when ``out`` exists and ``overwrite`` is false.
     """
-    here = spark is None and master is None and _small(frames_path)
+    here = spark is None and not on_spark(frames_path, master)
     if spark is None and not here:
         require_pyspark()
     old, new = read_specs(old_specs), read_specs(new_specs)
@@ -135,14 +135,16 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
     return summary
 
 
-def _small(frames_path: str | Path) -> bool:
-    """Whether FRAMES holds at most ``IN_PROCESS_FRAMES`` frames. A corpus ``count_frames`` refuses (a first
-    JSON line that is no frame record, a damaged footer in a directory) goes to Spark, which replays or
-    refuses it as it always did."""
+def on_spark(frames_path: str | Path, master: str | None) -> bool:
+    """Whether a replay of FRAMES without a session runs on Spark: with ``master``, or above
+    ``IN_PROCESS_FRAMES`` frames. A corpus ``count_frames`` refuses (a first JSON line that is no frame record,
+    a damaged footer in a directory) goes to Spark too, which replays or refuses it as it always did."""
+    if master is not None:
+        return True
     try:
-        return count_frames(frames_path) <= IN_PROCESS_FRAMES
+        return count_frames(frames_path) > IN_PROCESS_FRAMES
     except FramesInputError:
-        return False
+        return True
 
 
 def _summary(out: str | Path, counts: dict[CountKey, int], seconds: float, master: str,
@@ -192,4 +194,4 @@ def _write_counts(counts: dict[CountKey, int], work_dir: Path) -> None:
                   work_dir / "counts")
 
 
-__all__ = ["IN_PROCESS", "IN_PROCESS_FRAMES", "ReplaySummary", "replay"]
+__all__ = ["IN_PROCESS", "IN_PROCESS_FRAMES", "ReplaySummary", "on_spark", "replay"]

@@ -609,6 +609,15 @@ def test_a_damaged_row_group_is_a_row_in_process_too(specs: tuple[Path, Path], t
     assert [(row["frame"], row["outcome"]) for row in damaged] == [(200, BOTH_FAIL)]
 
 
+def test_a_replay_that_needs_spark_says_so_first_without_pyspark(specs: tuple[Path, Path], tmp_path: Path) -> None:
+    """With --master (or a larger corpus), a missing PySpark is the one line, before any progress or output."""
+    generate(specs[0], 10, tmp_path / "corpus.parquet", seed=1)
+    result = _no_spark_cli(str(tmp_path / "corpus.parquet"), "--specs", str(specs[0]), "--against", str(specs[1]),
+                           "--out", str(tmp_path / "out"), "--master", "local[1]")
+    assert result.returncode == 2 and not (tmp_path / "out").exists()
+    assert result.stderr == "krpc-lint: error: the pipeline needs PySpark: pip install 'krpc-lint[spark]'\n"
+
+
 @pytest.mark.xfail(strict=True, reason="read_rows makes a JSON object with neither bytes nor hex a corrupt record; "
                    "Spark reads it as a row of nulls (linter/frames/corpus.py _json_row, strict only for count_frames)")
 def test_a_json_object_without_a_frame_is_replayed_as_spark_reads_it(specs: tuple[Path, Path],
