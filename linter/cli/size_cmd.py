@@ -15,6 +15,7 @@ from linter.cli.common import (
     refuse_overlap,
     skipped_line,
 )
+from linter.escape import printable
 
 MAX_COUNT = 1_000_000
 
@@ -67,6 +68,8 @@ def size_command(specs: str, message: str | None, version: int | None, values_fi
     sized = measure_report(codec, specs, message, options)
     if sized.frames is not None:
         run, refused = sized.frames, sized.frames.tally.refused_frames
+        if run.captured is not None:
+            click.echo(printable(f"krpc-lint: {run.captured}"), err=True)
         line = f"{run.tally.frames - refused:,} frames sized in {run.seconds:.1f} s ({run.master})"
         click.echo(line + (f", {refused:,} not decodable" if refused else ""), err=True)
     emit(render(sized.report, fmt, specs), output)

@@ -14,6 +14,7 @@ from linter.compat.sources import read_specs
 from linter.frames.corpus import count_frames
 from linter.frames.decode import Decoders
 from linter.frames.errors import FramesInputError
+from linter.frames.extract import as_corpus
 from linter.size.frames import FrameSizer, Tally, size_in_process
 from linter.size.on_spark import size_on_spark
 from linter.size.whatif import WhatIf
@@ -37,6 +38,7 @@ class FramesRun:
     tally: Tally
     master: str
     seconds: float
+    captured: str | None = None  # FRAMES was packet captures: what their extraction read and left out
 
 
 def size_frames(frames_path: str | Path, codec: Codec, specs: str | Path, what_if: WhatIf, *,
@@ -44,16 +46,29 @@ def size_frames(frames_path: str | Path, codec: Codec, specs: str | Path, what_i
                 spark: SparkSession | None = None, allow_invalid: bool = False) -> FramesRun:
     """Size FRAMES with the specs (``codec`` loaded from ``specs``): in this process when it holds at most
     ``IN_PROCESS_FRAMES`` frames and neither ``master`` nor ``spark`` is given, else on Spark (``master``,
-    default ``local[*]``). ``FramesInputError`` when FRAMES has frames and none could be sized."""
-    frames = count_frames(frames_path)
+    default ``local[*]``). ``FramesInputError`` when FRAMES has frames and none could be sized. Packet captures
+    (FRAMES a capture, or a directory of them) are read as a corpus by ``linter.frames.extract.as_corpus``."""
+    said: list[str] = []
+    with as_corpus(frames_path, codec, on_summary=said.append) as corpus:
+        run = _size_corpus(frames_path, corpus, codec, specs, what_if, message, version, master, spark,
+                           allow_invalid)
+    run.captured = said[0] if said else None
+    return run
+
+
+def _size_corpus(frames_path: str | Path, corpus: Path, codec: Codec, specs: str | Path, what_if: WhatIf,
+                 message: str | None, version: int | None, master: str | None, spark: SparkSession | None,
+                 allow_invalid: bool) -> FramesRun:
+    """``size_frames`` of a corpus of rows (``corpus``: FRAMES itself, or the frames extracted from it)."""
+    frames = count_frames(corpus)
     started = time.monotonic()
     if spark is None and master is None and frames <= IN_PROCESS_FRAMES:
-        tally = size_in_process(frames_path, FrameSizer(Decoders(codec), what_if, message, version))
+        tally = size_in_process(corpus, FrameSizer(Decoders(codec), what_if, message, version))
         return FramesRun(some_sized(frames_path, tally), IN_PROCESS, time.monotonic() - started)
     Decoders(codec)  # the header specs are there, before Spark starts
     spark = spark or session(master)
     started = time.monotonic()
-    tally = size_on_spark(spark, frames_path, read_specs(specs), what_if, message, version, allow_invalid)
+    tally = size_on_spark(spark, corpus, read_specs(specs), what_if, message, version, allow_invalid)
     return FramesRun(some_sized(frames_path, tally), spark.sparkContext.master, time.monotonic() - started)
 
 
