@@ -152,7 +152,7 @@ def json_line(row: dict[str, Any]) -> str:
     field (a row's values are numbers, texts, bytes or null), 3x faster than ``json.dumps`` of a dict, which was
     most of a large extraction's time; the same text as ``json.dumps(..., separators=(",", ":"))``.
 
-    >>> json_line({"api_key": 18, "direction": "request", "client_id": None, "ts": 1.5, "bytes": b"\x00\x01"})
+    >>> json_line({"api_key": 18, "direction": "request", "client_id": None, "ts": 1.5, "bytes": b"\\x00\\x01"})
     '{"api_key":18,"direction":"request","client_id":null,"ts":1.5,"hex":"0001"}'
     """
     parts = [f'"{key}":{_JSON.get(type(value), json.dumps)(value)}' for key, value in row.items() if key != "bytes"]
