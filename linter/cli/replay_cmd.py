@@ -38,6 +38,8 @@ def replay_command(frames: str, old_specs: str, new_specs: str, out: str, master
                          allow_invalid=allow_invalid)
     if summary.skipped:
         click.echo(skipped_line(summary.skipped), err=True)
+    if summary.captured is not None:
+        click.echo(printable(f"krpc-lint: {summary.captured}"), err=True)
     outcomes = ", ".join(f"{count} {outcome}" for outcome, count in summary.outcomes.items() if count)
     click.echo(f"{summary.frames} frames: {outcomes or 'none'}; {summary.frames_per_second:,.0f} frames/s "
                f"({summary.seconds} s) " + ("in this process (a small corpus: no Spark)" if summary.master == IN_PROCESS

@@ -60,6 +60,7 @@ from linter.compat.sources import read_specs
 from linter.frames.corpus import count_frames, frames_job, parquet_input, read_frames
 from linter.frames.decode import loaded
 from linter.frames.errors import FramesInputError
+from linter.frames.extract import as_corpus, captures_at
 from linter.replay.batches import RESULTS, CountKey, replay_batches
 from linter.replay.frame import OUTCOMES, SAME
 from linter.replay.in_process import replay_here
@@ -84,6 +85,7 @@ class ReplaySummary:
     master: str
     meta: dict[str, Any] = field(default_factory=dict)
     skipped: tuple[str, ...] = ()  # spec files --allow-invalid left out, of either revision
+    captured: str | None = None  # FRAMES was packet captures: what their extraction read and left out
 
 
 # At most this many frames, and no --master: replayed in this process. There a corpus runs at ~127,000 frames/s
@@ -112,19 +114,32 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
     old, new = read_specs(old_specs), read_specs(new_specs)
     skipped = tuple(sorted({Path(name).name for specs in (old, new)
                             for name in loaded(specs, allow_invalid).codec.skipped}))
-    # (bad specs fail in loaded, before any Spark work)
+    # (bad specs fail in loaded, before any Spark work); packet captures are cut with OLD, the specs they speak
+    said: list[str] = []
+    with as_corpus(frames_path, loaded(old, allow_invalid).codec, on_summary=said.append) as corpus:
+        summary = _replay(frames_path, corpus, old, new, out, spark, master, here, overwrite, allow_invalid,
+                          skipped, (old_specs, new_specs))
+    summary.captured = said[0] if said else None
+    return summary
+
+
+def _replay(frames_path: str | Path, corpus: Path, old: Revision, new: Revision, out: str | Path,
+            spark: SparkSession | None, master: str | None, here: bool, overwrite: bool, allow_invalid: bool,
+            skipped: tuple[str, ...], specs: tuple[str | Path, str | Path]) -> ReplaySummary:
+    """``replay`` of a corpus of rows (FRAMES itself, or the frames extracted from its captures)."""
+    old_specs, new_specs = specs
     with tempfile.TemporaryDirectory(prefix="krpc-lint-replay-") as scratch, \
             atomic_directory(out, overwrite=overwrite, inputs=[frames_path, old_specs, new_specs]) as work_dir:
-        parquet = parquet_input(frames_path, Path(scratch))  # damaged Parquet: before Spark starts
+        parquet = parquet_input(corpus, Path(scratch))  # damaged Parquet: before Spark starts
         if here:
             started, where = time.monotonic(), IN_PROCESS
-            counts = replay_here(frames_path, parquet, loaded(old, allow_invalid, freeze=True),
+            counts = replay_here(corpus, parquet, loaded(old, allow_invalid, freeze=True),
                                  loaded(new, allow_invalid, freeze=True), work_dir)
         else:
             spark = spark or session(master)
             started, where = time.monotonic(), spark.sparkContext.master
             with frames_job(spark, frames_path):
-                counts = _run(spark, read_frames(spark, frames_path, parquet), old, new, allow_invalid, work_dir)
+                counts = _run(spark, read_frames(spark, corpus, parquet), old, new, allow_invalid, work_dir)
         _write_counts(counts, work_dir)
         summary = _summary(out, counts, time.monotonic() - started, where, skipped)
         summary.meta = {"frames_path": str(frames_path), "old_specs": old.label, "new_specs": new.label,
@@ -141,6 +156,8 @@ def on_spark(frames_path: str | Path, master: str | None) -> bool:
     a damaged footer in a directory) goes to Spark too, which replays or refuses it as it always did."""
     if master is not None:
         return True
+    if captures_at(frames_path):  # a capture's frames are counted once extracted: a capture is read here
+        return False
     try:
         return count_frames(frames_path) > IN_PROCESS_FRAMES
     except FramesInputError:
