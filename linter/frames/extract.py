@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linter.frames.traffic import Tally
-from linter.parse.discovery import files_below
+from linter.parse.discovery import TooDeep, files_below
 from linter.parse.files import open_regular
 from linter.vocabulary import plural
 
@@ -81,7 +81,11 @@ def captures_at(frames_path: str | os.PathLike[str]) -> list[str]:
     that holds no Parquet (a directory of rotated captures), else none (FRAMES is a corpus of rows)."""
     path = Path(frames_path)
     if path.is_dir():
-        if any(name.endswith(".parquet") for name in _regular_files(path)):
+        try:
+            names = _regular_files(path)
+        except TooDeep:  # not captures: the corpus reader says what is wrong with FRAMES, in its words
+            return []
+        if any(name.endswith(".parquet") for name in names):
             return []
         return capture_files([path])
     return [str(path)] if is_capture(path) else []
