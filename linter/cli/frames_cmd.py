@@ -50,6 +50,7 @@ def extract_command(captures: tuple[str, ...], specs: str, out: str, ports: tupl
     import sys
 
     from linter.codec import Codec
+    from linter.frames.errors import FramesInputError
     from linter.frames.extract import (
         Extraction,
         capture_files,
@@ -61,7 +62,10 @@ def extract_command(captures: tuple[str, ...], specs: str, out: str, ports: tupl
     codec = Codec.load(specs, allow_invalid=allow_invalid)
     if codec.skipped:
         click.echo(skipped_line(codec.skipped), err=True)
-    extraction = Extraction(capture_files(captures), codec, frozenset(ports or (9092,)))
+    files = capture_files(captures)
+    if not files:
+        raise FramesInputError(f"{', '.join(captures)}: no packet capture here (pcap or pcapng, gzipped or not)")
+    extraction = Extraction(files, codec, frozenset(ports or (9092,)))
     if out == "-":
         write_jsonl(extraction.rows(), sys.stdout)
     else:

@@ -67,6 +67,13 @@ class BadFrame(KrpcLintError, ValueError):
     """A row that is not a frame at all, whatever the specs (replay: a ``both_fail`` row; size: refused)."""
 
 
+def not_a_corpus(frames_path: str | Path) -> FramesInputError:
+    """The one refusal of a FRAMES that is none of the forms a corpus takes."""
+    return FramesInputError(f"{frames_path}: FRAMES must be a packet capture (pcap or pcapng, gzipped or not, or a "
+                            "directory of them), Parquet (.parquet, or a directory of Parquet files) or JSON Lines "
+                            f"({', '.join(JSON_SUFFIXES)})")
+
+
 def split_frame(direction: Any, api_key: Any, api_version: Any, correlation_id: Any, data: Any,
                 hex_text: Any) -> tuple[bytes, int, int, int]:
     """(payload after the size, API key, API version, correlation id) of a row, the columns checked
@@ -135,8 +142,7 @@ def count_frames(frames_path: str | Path) -> int:
         return _json_lines(path)
     if path.suffix.lower() == ".parquet":
         return _parquet_rows(path)
-    raise FramesInputError(f"{frames_path}: FRAMES must be Parquet (.parquet, or a directory of Parquet files) "
-                             f"or JSON Lines ({', '.join(JSON_SUFFIXES)})")
+    raise not_a_corpus(frames_path)
 
 
 def _regular(path: Path) -> None:
@@ -278,8 +284,7 @@ def read_frames(spark: SparkSession, frames_path: str | Path, parquet: list[str]
         return (spark.read.schema(JSON_INPUT).option("mode", "PERMISSIVE")
                 .option("columnNameOfCorruptRecord", "corrupt").json(str(path)))
     if path.is_file() and path.suffix.lower() != ".parquet":
-        raise FramesInputError(f"{frames_path}: FRAMES must be Parquet (.parquet, or a directory of Parquet files) "
-                         f"or JSON Lines ({', '.join(JSON_SUFFIXES)})")
+        raise not_a_corpus(frames_path)
     if parquet is None:
         known = _parquet_schema(path)
         frames = (spark.read.schema(known) if known else spark.read).parquet(str(path))

@@ -190,3 +190,16 @@ def test_the_command_writes_json_lines_and_says_what_it_read(tmp_path: Path) -> 
     again = subprocess.run([sys.executable, "-m", "linter.cli.main", "frames", "extract", str(WHOLE[0]),
                             "--specs", str(specs), "-o", str(out)], capture_output=True, text=True, check=False)
     assert again.returncode == 2 and "exists" in again.stderr  # never over an output without --overwrite
+
+
+def test_what_is_not_a_capture_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    """A file that is not a capture, and a directory that holds none: one line naming it, never a silent 0 frames."""
+    specs = require_shared("kafka-specs", "4.3")
+    (tmp_path / "notes.pcap").write_text("hello\n", encoding="utf-8")
+    (tmp_path / "empty").mkdir()
+    for given, said in ((tmp_path / "notes.pcap", "not a pcap or pcapng capture"),
+                        (tmp_path / "empty", "no packet capture here")):
+        result = subprocess.run([sys.executable, "-m", "linter.cli.main", "frames", "extract", str(given),
+                                 "--specs", str(specs), "-o", "-"], capture_output=True, text=True, check=False)
+        assert result.returncode == 2 and result.stdout == "", result.stderr
+        assert result.stderr.count("\n") == 1 and said in result.stderr and str(given) in result.stderr

@@ -478,7 +478,7 @@ def test_unusable_input_fails_before_any_output(spark: Any, specs: tuple[Path, P
     with pytest.raises(ValueError, match="FRAMES needs a bytes or a hex column; it has direction"):
         replay(tmp_path / "no-bytes.parquet", old, new, tmp_path / "out", spark=spark)
     (tmp_path / "frames.csv").write_text("x")
-    with pytest.raises(ValueError, match="FRAMES must be Parquet"):
+    with pytest.raises(ValueError, match="FRAMES must be a packet capture .*, Parquet"):
         replay(tmp_path / "frames.csv", old, new, tmp_path / "out", spark=spark)
     with pytest.raises(FileNotFoundError):
         replay(tmp_path / "missing.parquet", old, new, tmp_path / "out", spark=spark)
