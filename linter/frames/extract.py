@@ -146,9 +146,18 @@ class Extraction:
 
     def summary(self) -> str:
         """``2 captures, 1,206 frames; 3 not TCP, 120 bytes lost (gaps)``: the stderr line of a run."""
-        line = f"{plural(len(self.captures), 'capture')}, {plural(self.frames, 'frame', grouped=True)}"
-        lost = self.tally.line()
-        return f"{line}; {lost}" if lost else line
+        return summary_line(len(self.captures), self.frames, self.tally)
+
+
+def summary_line(captures: int, frames: int, tally: Tally) -> str:
+    """A run's summary line, wherever its captures were read (here, or a Spark task per file).
+
+    >>> summary_line(2, 1206, Tally({"not TCP": 3}))
+    '2 captures, 1,206 frames; 3 not TCP'
+    """
+    line = f"{plural(captures, 'capture')}, {plural(frames, 'frame', grouped=True)}"
+    lost = tally.line()
+    return f"{line}; {lost}" if lost else line
 
 
 def json_line(row: dict[str, Any]) -> str:
@@ -198,4 +207,5 @@ def write_parquet(rows: Iterable[dict[str, Any]], path: Path) -> None:
             writer.write_batch(arrow_batch(batch, EXTRACTED))
 
 
-__all__ = ["EXTRACTED", "Extraction", "as_corpus", "capture_files", "captures_at", "is_capture", "json_line", "write_jsonl", "write_parquet"]
+__all__ = ["EXTRACTED", "Extraction", "as_corpus", "capture_files", "captures_at", "is_capture", "json_line", "summary_line",
+           "write_jsonl", "write_parquet"]

@@ -1,0 +1,125 @@
+"""Packet captures read on Spark: one task per capture file, each streaming its packets into frame rows.
+
+A capture cannot be split (its records are found by reading it from its first byte, gzip or not), so the unit of
+work is a file: the driver lists the captures (``linter.frames.extract.capture_files``, which reads the first
+packet of each) and makes one partition per file; each task opens its file from its path (local mode, or a file
+system every executor shares), builds the codec from the spec texts shipped with the job
+(``linter.frames.decode.loaded``) and runs ``Extraction([file])``, handing Spark Arrow batches as it goes, so a
+task's memory is bounded by the connections open at once, not by the file's size. What a task could not use (its
+``Tally``) comes back by an accumulator, keyed by file, so the driver says one summary line for the run:
+
+    driver: capture_files ─▶ one partition per file ─▶ task: Extraction([file]) ─▶ Arrow batches ─▶ size / replay
+
+Unlike a run in this process, which reads rotated files as one stream, a task sees its file only: the frames of a
+connection that spans two files are cut at the file boundary (docs/traffic.md).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from linter.frames.corpus import JSON_INPUT
+from linter.frames.decode import loaded
+from linter.frames.extract import Extraction, summary_line
+from linter.frames.traffic import Tally
+from linter.spark.schema import arrow_batch, columns
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark import Accumulator
+    from pyspark.sql import DataFrame, SparkSession
+
+    from linter.compat.revision import Revision
+
+# The rows of capture_frames: a corpus's input columns (``hex`` and ``corrupt`` null), then the extraction's own.
+CAPTURED = (f"{JSON_INPUT}, ts DOUBLE, connection STRING, client_id STRING, software_name STRING, "
+            "software_version STRING, problem STRING")
+BATCH = 4096  # rows per Arrow batch a task hands Spark
+# Above this many bytes of captures (on disk), size --frames and replay read them on Spark without --master. A
+# capture extracts at ~15 MB/s on one core (docs/performance.md, Captures): 1 GB is ~70 s in this process, where
+# Spark's ~20 s of start-up and first job are paid back on 2 cores or more.
+CAPTURES_ON_SPARK = 1 << 30
+
+FileTally = tuple[int, list[tuple[str, int]]]  # a file's frames, and its tally's (reason, count) in order met
+
+
+def captures_on_spark(captures: Iterable[str]) -> bool:
+    """Whether captures are large enough together (``CAPTURES_ON_SPARK``) to be read on Spark unasked."""
+    return sum(os.path.getsize(capture) for capture in captures) > CAPTURES_ON_SPARK
+
+
+class ByFile:
+    """An accumulator's ``AccumulatorParam`` (duck-typed, so PySpark is imported only where it runs): files'
+    tallies by file number, a file's later report replacing its earlier one."""
+
+    def zero(self, value: dict[int, FileTally]) -> dict[int, FileTally]:
+        return {}
+
+    def addInPlace(self, value1: dict[int, FileTally], value2: dict[int, FileTally]) -> dict[int, FileTally]:
+        value1.update(value2)
+        return value1
+
+
+class CaptureTallies:
+    """What the tasks of one ``capture_frames`` DataFrame could not use, gathered on the driver once an action
+    ran it. Keyed by file, so a task run twice (a retry, a stage computed again) is counted once."""
+
+    def __init__(self, spark: SparkSession, captures: int) -> None:
+        self.captures = captures
+        self.accumulator: Accumulator[dict[int, FileTally]] = spark.sparkContext.accumulator({}, ByFile())
+
+    def summary(self) -> str:
+        """The run's summary line, as a run in this process words it (the files' tallies summed in file order)."""
+        tally, frames = Tally(), 0
+        for file_frames, reasons in (found for _, found in sorted(self.accumulator.value.items())):
+            frames += file_frames
+            for reason, count in reasons:
+                tally[reason] += count
+        return summary_line(self.captures, frames, tally)
+
+
+def capture_frames(spark: SparkSession, captures: list[str], specs: Revision, allow_invalid: bool = False,
+                   ports: frozenset[int] | None = frozenset({9092}), tallies: CaptureTallies | None = None) -> DataFrame:
+    """The frames of ``captures`` (``capture_files``' order) as a DataFrame of ``CAPTURED``, cut with ``specs``
+    (``allow_invalid``: as ``Codec.load``'s), one partition per file in that order; ``tallies`` hears what each
+    file's task could not use."""
+    paths = spark.sparkContext.parallelize(list(enumerate(captures)), max(1, len(captures)))
+    files = spark.createDataFrame(paths, "file INT, path STRING")
+    accumulator = tallies.accumulator if tallies is not None else None
+    return files.mapInArrow(extract_batches(specs, allow_invalid, ports, accumulator), CAPTURED)
+
+
+def extract_batches(specs: Revision, allow_invalid: bool, ports: frozenset[int] | None,
+                    accumulator: Accumulator[dict[int, FileTally]] | None
+                    ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """The mapInArrow function: (file number, path) rows in, each file's frames out, a batch at a time."""
+    names = columns(CAPTURED)
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        codec = loaded(specs, allow_invalid, freeze=True).codec
+        for batch in batches:
+            for number, path in zip(batch.column("file").to_pylist(), batch.column("path").to_pylist()):
+                extraction = Extraction([path], codec, ports)
+                yield from _batches(extraction.rows(), names)
+                if accumulator is not None:
+                    accumulator.add({number: (extraction.frames, list(extraction.tally.items()))})
+
+    return run
+
+
+def _batches(rows: Iterator[dict[str, Any]], names: list[str]) -> Iterator[pa.RecordBatch]:
+    """Rows as Arrow batches of ``CAPTURED``, ``BATCH`` rows each (the last shorter)."""
+    batch: list[tuple[Any, ...]] = []
+    for row in rows:
+        batch.append(tuple(row.get(name) for name in names))
+        if len(batch) >= BATCH:
+            yield arrow_batch(batch, CAPTURED)
+            batch = []
+    if batch:
+        yield arrow_batch(batch, CAPTURED)
+
+
+__all__ = ["BATCH", "CAPTURED", "CAPTURES_ON_SPARK", "CaptureTallies", "capture_frames", "captures_on_spark",
+           "extract_batches"]
