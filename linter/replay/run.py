@@ -61,6 +61,7 @@ from linter.frames.corpus import count_frames, frames_job, parquet_input, read_f
 from linter.frames.decode import loaded
 from linter.frames.errors import FramesInputError
 from linter.frames.extract import as_corpus, captures_at
+from linter.frames.on_spark import CaptureTallies, capture_frames, captures_on_spark
 from linter.replay.batches import RESULTS, CountKey, replay_batches
 from linter.replay.frame import OUTCOMES, SAME
 from linter.replay.in_process import replay_here
@@ -114,7 +115,12 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
     old, new = read_specs(old_specs), read_specs(new_specs)
     skipped = tuple(sorted({Path(name).name for specs in (old, new)
                             for name in loaded(specs, allow_invalid).codec.skipped}))
-    # (bad specs fail in loaded, before any Spark work); packet captures are cut with OLD, the specs they speak
+    # (bad specs fail in loaded, before any Spark work); packet captures are cut with OLD, the specs they speak:
+    # here into a corpus first, on Spark by a task per file
+    captures = [] if here else captures_at(frames_path)
+    if captures:
+        return _replay(frames_path, captures, old, new, out, spark, master, here, overwrite, allow_invalid,
+                       skipped, (old_specs, new_specs))
     said: list[str] = []
     with as_corpus(frames_path, loaded(old, allow_invalid).codec, on_summary=said.append) as corpus:
         summary = _replay(frames_path, corpus, old, new, out, spark, master, here, overwrite, allow_invalid,
@@ -123,15 +129,17 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
     return summary
 
 
-def _replay(frames_path: str | Path, corpus: Path, old: Revision, new: Revision, out: str | Path,
+def _replay(frames_path: str | Path, corpus: Path | list[str], old: Revision, new: Revision, out: str | Path,
             spark: SparkSession | None, master: str | None, here: bool, overwrite: bool, allow_invalid: bool,
             skipped: tuple[str, ...], specs: tuple[str | Path, str | Path]) -> ReplaySummary:
-    """``replay`` of a corpus of rows (FRAMES itself, or the frames extracted from its captures)."""
+    """``replay`` of a corpus of rows (FRAMES itself, or the frames extracted from its captures) or, on Spark, of
+    the captures themselves (their summary line in ``captured``)."""
     old_specs, new_specs = specs
     with tempfile.TemporaryDirectory(prefix="krpc-lint-replay-") as scratch, \
             atomic_directory(out, overwrite=overwrite, inputs=[frames_path, old_specs, new_specs]) as work_dir:
-        parquet = parquet_input(corpus, Path(scratch))  # damaged Parquet: before Spark starts
-        if here:
+        parquet = parquet_input(corpus, Path(scratch)) if isinstance(corpus, Path) else None  # before Spark starts
+        tallies = None
+        if isinstance(corpus, Path) and here:
             started, where = time.monotonic(), IN_PROCESS
             counts = replay_here(corpus, parquet, loaded(old, allow_invalid, freeze=True),
                                  loaded(new, allow_invalid, freeze=True), work_dir)
@@ -139,9 +147,11 @@ def _replay(frames_path: str | Path, corpus: Path, old: Revision, new: Revision,
             spark = spark or session(master)
             started, where = time.monotonic(), spark.sparkContext.master
             with frames_job(spark, frames_path):
-                counts = _run(spark, read_frames(spark, corpus, parquet), old, new, allow_invalid, work_dir)
+                frames, tallies = _spark_frames(spark, corpus, parquet, old, allow_invalid)
+                counts = _run(spark, frames, old, new, allow_invalid, work_dir)
         _write_counts(counts, work_dir)
         summary = _summary(out, counts, time.monotonic() - started, where, skipped)
+        summary.captured = tallies.summary() if tallies is not None else None
         summary.meta = {"frames_path": str(frames_path), "old_specs": old.label, "new_specs": new.label,
                         "frames": summary.frames, "outcomes": summary.outcomes, "mismatches": summary.mismatches,
                         "seconds": summary.seconds, "frames_per_second": summary.frames_per_second,
@@ -150,14 +160,26 @@ def _replay(frames_path: str | Path, corpus: Path, old: Revision, new: Revision,
     return summary
 
 
+def _spark_frames(spark: SparkSession, corpus: Path | list[str], parquet: list[str] | None, old: Revision,
+                  allow_invalid: bool) -> tuple[DataFrame, CaptureTallies | None]:
+    """The frames Spark replays: a corpus read (``parquet``: ``parquet_input``'s files), or captures extracted
+    a task per file, cut with OLD (with what they could not use, once the job ran)."""
+    if isinstance(corpus, Path):
+        return read_frames(spark, corpus, parquet), None
+    tallies = CaptureTallies(spark, len(corpus))
+    return capture_frames(spark, corpus, old, allow_invalid, tallies=tallies), tallies
+
+
 def on_spark(frames_path: str | Path, master: str | None) -> bool:
-    """Whether a replay of FRAMES without a session runs on Spark: with ``master``, or above
-    ``IN_PROCESS_FRAMES`` frames. A corpus ``count_frames`` refuses (a first JSON line that is no frame record,
-    a damaged footer in a directory) goes to Spark too, which replays or refuses it as it always did."""
+    """Whether a replay of FRAMES without a session runs on Spark: with ``master``, above ``IN_PROCESS_FRAMES``
+    frames, or for captures above ``CAPTURES_ON_SPARK`` bytes. A corpus ``count_frames`` refuses (a first JSON
+    line that is no frame record, a damaged footer in a directory) goes to Spark too, which replays or refuses
+    it as it always did."""
     if master is not None:
         return True
-    if captures_at(frames_path):  # a capture's frames are counted once extracted: a capture is read here
-        return False
+    captures = captures_at(frames_path)
+    if captures:  # a capture's frames are counted once extracted: small captures are read here
+        return captures_on_spark(captures)
     try:
         return count_frames(frames_path) > IN_PROCESS_FRAMES
     except FramesInputError:

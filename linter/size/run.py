@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING
 
 from linter.codec import Codec
 from linter.compat.sources import read_specs
-from linter.frames.corpus import count_frames
+from linter.frames.corpus import count_frames, frames_job
 from linter.frames.decode import Decoders
 from linter.frames.errors import FramesInputError
-from linter.frames.extract import as_corpus
+from linter.frames.extract import as_corpus, captures_at
+from linter.frames.on_spark import CaptureTallies, capture_frames, captures_on_spark
 from linter.size.frames import FrameSizer, Tally, size_in_process
-from linter.size.on_spark import size_on_spark
+from linter.size.on_spark import RESULTS, size_batches, size_on_spark
+from linter.size.on_spark import _merged as merged
 from linter.size.whatif import WhatIf
 from linter.spark.session import IN_PROCESS, session
 from linter.vocabulary import plural
@@ -47,7 +49,12 @@ def size_frames(frames_path: str | Path, codec: Codec, specs: str | Path, what_i
     """Size FRAMES with the specs (``codec`` loaded from ``specs``): in this process when it holds at most
     ``IN_PROCESS_FRAMES`` frames and neither ``master`` nor ``spark`` is given, else on Spark (``master``,
     default ``local[*]``). ``FramesInputError`` when FRAMES has frames and none could be sized. Packet captures
-    (FRAMES a capture, or a directory of them) are read as a corpus by ``linter.frames.extract.as_corpus``."""
+    (FRAMES a capture, or a directory of them) are read as a corpus by ``linter.frames.extract.as_corpus``, or,
+    with ``master`` or ``spark`` or above ``CAPTURES_ON_SPARK`` bytes, on Spark a task per file."""
+    captures = captures_at(frames_path)
+    if captures and (spark is not None or master is not None or captures_on_spark(captures)):
+        return _size_captures(frames_path, captures, codec, specs, what_if, message, version, master, spark,
+                              allow_invalid)
     said: list[str] = []
     with as_corpus(frames_path, codec, on_summary=said.append) as corpus:
         run = _size_corpus(frames_path, corpus, codec, specs, what_if, message, version, master, spark,
@@ -70,6 +77,26 @@ def _size_corpus(frames_path: str | Path, corpus: Path, codec: Codec, specs: str
     started = time.monotonic()
     tally = size_on_spark(spark, corpus, read_specs(specs), what_if, message, version, allow_invalid)
     return FramesRun(some_sized(frames_path, tally), spark.sparkContext.master, time.monotonic() - started)
+
+
+def _size_captures(frames_path: str | Path, captures: list[str], codec: Codec, specs: str | Path, what_if: WhatIf,
+                   message: str | None, version: int | None, master: str | None, spark: SparkSession | None,
+                   allow_invalid: bool) -> FramesRun:
+    """``size_frames`` of packet captures on Spark: each file extracted by a task of its own
+    (``linter.frames.on_spark``), its frames sized as they come, never a corpus written on the driver."""
+    Decoders(codec)  # the header specs are there, before Spark starts
+    spark = spark or session(master)
+    started = time.monotonic()
+    revision = read_specs(specs)
+    sizing = ((what_if.kip636, what_if.tags, what_if.flexible), message, version, allow_invalid)
+    tallies = CaptureTallies(spark, len(captures))
+    with frames_job(spark, frames_path):
+        rows = capture_frames(spark, captures, revision, allow_invalid, tallies=tallies).mapInArrow(
+            size_batches(revision, sizing), RESULTS).collect()
+    tally = merged([row.asDict() for row in rows])
+    run = FramesRun(some_sized(frames_path, tally), spark.sparkContext.master, time.monotonic() - started)
+    run.captured = tallies.summary()
+    return run
 
 
 def some_sized(frames_path: str | Path, tally: Tally) -> Tally:
