@@ -101,10 +101,10 @@ def size_on_spark(spark: SparkSession, frames_path: str | Path, specs: Revision,
         with frames_job(spark, frames_path):
             rows = read_frames(spark, frames_path, parquet).mapInArrow(
                 size_batches(specs, sizing), RESULTS).collect()
-    return _merged([row.asDict() for row in rows])
+    return merged([row.asDict() for row in rows])
 
 
-def _merged(rows: list[dict[str, Any]]) -> Tally:
+def merged(rows: list[dict[str, Any]]) -> Tally:
     """The partitions' rows as one tally, each refusal's first frame numbered in FRAMES (after the rows of
     the partitions before its own)."""
     counts = {row["part"]: row["count"] for row in rows if row["kind"] == "frames"}
@@ -125,4 +125,4 @@ def _merged(rows: list[dict[str, Any]]) -> Tally:
     return tally
 
 
-__all__ = ["RESULTS", "size_batches", "size_on_spark", "tally_batch"]
+__all__ = ["RESULTS", "merged", "size_batches", "size_on_spark", "tally_batch"]

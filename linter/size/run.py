@@ -17,8 +17,7 @@ from linter.frames.errors import FramesInputError
 from linter.frames.extract import as_corpus, captures_at
 from linter.frames.on_spark import CaptureTallies, capture_frames, captures_on_spark
 from linter.size.frames import FrameSizer, Tally, size_in_process
-from linter.size.on_spark import RESULTS, size_batches, size_on_spark
-from linter.size.on_spark import _merged as merged
+from linter.size.on_spark import RESULTS, merged, size_batches, size_on_spark
 from linter.size.whatif import WhatIf
 from linter.spark.session import IN_PROCESS, session
 from linter.vocabulary import plural
