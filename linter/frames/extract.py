@@ -145,7 +145,7 @@ class Extraction:
             yield row
 
     def summary(self) -> str:
-        """``2 captures, 1,206 frames; 3 not TCP, 120 bytes lost (gaps)``: the stderr line of a run."""
+        """``2 captures, 1,206 frames; not TCP: 3, bytes lost (gaps): 120``: the stderr line of a run."""
         return summary_line(len(self.captures), self.frames, self.tally)
 
 
@@ -153,7 +153,7 @@ def summary_line(captures: int, frames: int, tally: Tally) -> str:
     """A run's summary line, wherever its captures were read (here, or a Spark task per file).
 
     >>> summary_line(2, 1206, Tally({"not TCP": 3}))
-    '2 captures, 1,206 frames; 3 not TCP'
+    '2 captures, 1,206 frames; not TCP: 3'
     """
     line = f"{plural(captures, 'capture')}, {plural(frames, 'frame', grouped=True)}"
     lost = tally.line()

@@ -24,7 +24,7 @@ forgotten).
     >>> list(tcp.feed(packet(120, b"xyz")))
     []
     >>> [(s.data, s.gap) for s in tcp.finish()], tally.line()
-    ([(b'xyz', 12)], '12 bytes lost (gaps)')
+    ([(b'xyz', 12)], 'bytes lost (gaps): 12')
 """
 
 from __future__ import annotations

@@ -59,8 +59,13 @@ class Tally(Counter[str]):
     """What a stage could not use, by reason (``"not TCP"``, ``"bytes lost (gaps)"``...), summed over a run."""
 
     def line(self) -> str:
-        """``3 not TCP, 120 bytes lost (gaps)``, the reasons in the order first met; empty when nothing."""
-        return ", ".join(f"{count:,} {reason}" for reason, count in self.items() if count)
+        """``not TCP: 3, bytes lost (gaps): 120``, the reasons in the order first met, each with its count after it
+        (a reason reads right for one or many); empty when nothing.
+
+        >>> Tally({"not TCP": 3, "TLS connections": 1}).line()
+        'not TCP: 3, TLS connections: 1'
+        """
+        return ", ".join(f"{reason}: {count:,}" for reason, count in self.items() if count)
 
 
 __all__ = ["Address", "Flow", "Packet", "Segment", "Tally"]
