@@ -30,12 +30,13 @@ def replay_command(frames: str, old_specs: str, new_specs: str, out: str, master
     from linter.spark.progress import RunProgress
     from linter.spark.session import require_pyspark
 
-    if on_spark(frames, master):
+    here = not on_spark(frames, master)
+    if not here:
         require_pyspark()  # before any work or progress line: a missing extra or Java is the first thing to say
     with RunProgress() as progress:
         progress.step(f"replaying {frames}")
         summary = replay(frames, old_specs, new_specs, out, master=master, overwrite=overwrite,
-                         allow_invalid=allow_invalid)
+                         allow_invalid=allow_invalid, in_process=here)
     if summary.skipped:
         click.echo(skipped_line(summary.skipped), err=True)
     if summary.captured is not None:

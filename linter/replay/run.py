@@ -101,15 +101,18 @@ IN_PROCESS_FRAMES = 1_000_000
 
 def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path, out: str | Path, *,
            master: str | None = None, overwrite: bool = False, spark: SparkSession | None = None,
-           allow_invalid: bool = False) -> ReplaySummary:
+           allow_invalid: bool = False, in_process: bool | None = None) -> ReplaySummary:
     """Replay FRAMES under OLD and NEW into ``out``: ``mismatches/``, ``counts/``, ``summary.json``.
 
     In this process when FRAMES holds at most ``IN_PROCESS_FRAMES`` frames and neither ``master`` nor ``spark``
     is given (PySpark not needed), else on Spark: ``spark``, a session to use (and leave running), or one
     started for ``master``. Raises ``SpecError`` or ``ValueError`` for unusable specs (before any Spark
-    work), ``OutputExists`` when ``out`` exists and ``overwrite`` is false.
+    work), ``OutputExists`` when ``out`` exists and ``overwrite`` is false. ``in_process``: the caller's
+    ``not on_spark(frames_path, master)``, when it asked already (counting a corpus is a pass over it).
     """
-    here = spark is None and not on_spark(frames_path, master)
+    if in_process is None:
+        in_process = not on_spark(frames_path, master)
+    here = spark is None and in_process
     if spark is None and not here:
         require_pyspark()
     old, new = read_specs(old_specs), read_specs(new_specs)
