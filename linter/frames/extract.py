@@ -93,11 +93,13 @@ def captures_at(frames_path: str | os.PathLike[str]) -> list[str]:
 
 @contextmanager
 def as_corpus(frames_path: str | os.PathLike[str], codec: Codec, ports: frozenset[int] | None = frozenset({9092}),
-              on_summary: Callable[[str], None] | None = None) -> Iterator[Path]:
+              on_summary: Callable[[str], None] | None = None, captures: list[str] | None = None) -> Iterator[Path]:
     """FRAMES as a corpus of rows: captures are extracted once into a temporary JSON Lines file (the one
     corpus reader then serves them as any corpus; ``on_summary`` hears the extraction's summary line), anything
-    else is FRAMES itself."""
-    captures = captures_at(frames_path)
+    else is FRAMES itself. ``captures``: ``captures_at(frames_path)`` when the caller has it (it opens every file
+    of a directory and reads each capture's first packet)."""
+    if captures is None:
+        captures = captures_at(frames_path)
     if not captures:
         yield Path(frames_path)
         return

@@ -120,12 +120,13 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
                             for name in loaded(specs, allow_invalid).codec.skipped}))
     # (bad specs fail in loaded, before any Spark work); packet captures are cut with OLD, the specs they speak:
     # here into a corpus first, on Spark by a task per file
-    captures = [] if here else captures_at(frames_path)
-    if captures:
+    captures = captures_at(frames_path)
+    if captures and not here:
         return _replay(frames_path, captures, old, new, out, spark, master, here, overwrite, allow_invalid,
                        skipped, (old_specs, new_specs))
     said: list[str] = []
-    with as_corpus(frames_path, loaded(old, allow_invalid).codec, on_summary=said.append) as corpus:
+    with as_corpus(frames_path, loaded(old, allow_invalid).codec, on_summary=said.append,
+                   captures=captures) as corpus:
         summary = _replay(frames_path, corpus, old, new, out, spark, master, here, overwrite, allow_invalid,
                           skipped, (old_specs, new_specs))
     summary.captured = said[0] if said else None

@@ -55,7 +55,7 @@ def size_frames(frames_path: str | Path, codec: Codec, specs: str | Path, what_i
         return _size_captures(frames_path, captures, codec, specs, what_if, message, version, master, spark,
                               allow_invalid)
     said: list[str] = []
-    with as_corpus(frames_path, codec, on_summary=said.append) as corpus:
+    with as_corpus(frames_path, codec, on_summary=said.append, captures=captures) as corpus:
         run = _size_corpus(frames_path, corpus, codec, specs, what_if, message, version, master, spark,
                            allow_invalid)
     run.captured = said[0] if said else None
