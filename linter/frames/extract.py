@@ -163,26 +163,38 @@ def summary_line(captures: int, frames: int, tally: Tally) -> str:
 
 
 def json_line(row: dict[str, Any]) -> str:
-    """A row as one JSON Lines record: the frame's bytes as ``hex`` (JSON has no binary type). Written field by
-    field (a row's values are numbers, texts, bytes or null), 3x faster than ``json.dumps`` of a dict, which was
-    most of a large extraction's time; the same text as ``json.dumps(..., separators=(",", ":"))``.
+    """A row of ``EXTRACTED``'s columns as one JSON Lines record, the frame's bytes as ``hex`` (JSON has no binary
+    type). Written column by column, 5x faster than ``json.dumps`` of a dict, which was most of a large
+    extraction's time; the same text as ``json.dumps(..., separators=(",", ":"))`` (a test compares them).
 
-    >>> json_line({"api_key": 18, "direction": "request", "client_id": None, "ts": 1.5, "bytes": b"\\x00\\x01"})
-    '{"api_key":18,"direction":"request","client_id":null,"ts":1.5,"hex":"0001"}'
+    >>> json_line({"api_key": 18, "api_version": 3, "direction": "request", "correlation_id": 1, "ts": 1.5,
+    ...            "connection": "a > b", "client_id": None, "software_name": "k\\u00e9", "software_version": "1",
+    ...            "problem": None, "bytes": b"\\x00\\x01"})[-28:]
+    '"problem":null,"hex":"0001"}'
     """
-    parts = [f'"{key}":{_JSON.get(type(value), json.dumps)(value)}' for key, value in row.items() if key != "bytes"]
-    data = row.get("bytes")
-    parts.append(f'"hex":"{data.hex()}"' if data is not None else '"hex":null')
-    return "{" + ",".join(parts) + "}"
+    data = row["bytes"]
+    return (f'{{"api_key":{_number(row["api_key"])},"api_version":{_number(row["api_version"])},'
+            f'"direction":{_text(row["direction"])},"correlation_id":{_number(row["correlation_id"])},'
+            f'"ts":{_finite(row["ts"])},"connection":{_text(row["connection"])},'
+            f'"client_id":{_text(row["client_id"])},"software_name":{_text(row["software_name"])},'
+            f'"software_version":{_text(row["software_version"])},"problem":{_text(row["problem"])},'
+            f'"hex":{"null" if data is None else _QUOTE + data.hex() + _QUOTE}}}')
 
 
-def _finite(value: float) -> str:
-    return float.__repr__(value) if math.isfinite(value) else json.dumps(value)
+_QUOTE = '"'
+_escaped = json.encoder.encode_basestring_ascii
 
 
-# How each type of a row's values is written as JSON (anything else: json.dumps).
-_JSON: dict[type, Callable[[Any], str]] = {type(None): lambda _: "null", int: int.__repr__, float: _finite,
-                                            str: json.encoder.encode_basestring_ascii}
+def _number(value: int | None) -> str:
+    return "null" if value is None else int.__repr__(value)
+
+
+def _text(value: str | None) -> str:
+    return "null" if value is None else _escaped(value)
+
+
+def _finite(value: float | None) -> str:
+    return "null" if value is None else float.__repr__(value) if math.isfinite(value) else json.dumps(value)
 
 
 def write_jsonl(rows: Iterable[dict[str, Any]], stream: Any) -> None:

@@ -151,8 +151,10 @@ class KafkaStreams:
         self.ports = ports
         self._streams: dict[Flow, _Stream] = {}
 
-    def feed(self, segment: Segment) -> Iterator[dict[str, Any]]:
-        """The rows of the frames this segment completes."""
+    def feed(self, segment: Segment) -> list[dict[str, Any]]:
+        """The rows of the frames this segment completes (a list: generators nested per frame were a fifth of
+        the cutting time)."""
+        out: list[dict[str, Any]] = []
         stream = self._streams.get(segment.flow)
         if stream is None:
             stream = self._streams[segment.flow] = _Stream()
@@ -160,11 +162,12 @@ class KafkaStreams:
         if stream.role == UNDECIDED and (segment.data or stream.opened):
             self._decide(segment, stream)
         if not segment.data or stream.role in (OFF, TLS_ROLE):
-            return
+            return out
         if stream.role == UNDECIDED:
             stream.dropped += len(segment.data)
-            return
-        yield from self._cut(stream, segment)
+            return out
+        self._cut(stream, segment, out)
+        return out
 
     def finish(self) -> Iterator[dict[str, Any]]:
         """Count what the run ends with: undecided flows, unfinished frames, requests never answered."""
@@ -238,12 +241,13 @@ class KafkaStreams:
 
     # --- cutting -------------------------------------------------------------------------------------
 
-    def _cut(self, stream: _Stream, segment: Segment) -> Iterator[dict[str, Any]]:
-        """Frames of a segment: appended to the incomplete frame held, or searched for a boundary after a gap."""
+    def _cut(self, stream: _Stream, segment: Segment, out: list[dict[str, Any]]) -> None:
+        """Rows of a segment's frames onto ``out``: the segment appended to the incomplete frame held, or
+        searched for a boundary after a gap."""
         if segment.gap != 0:
             self._lose_sync(stream, CUT if stream.synced and stream.buf else None)
         if stream.synced and not stream.buf:  # the common case: no copy of the segment's bytes
-            yield from self._frames(stream, segment.data, segment.ts)
+            self._frames(stream, segment.data, segment.ts, out)
             if stream.synced:
                 return
         else:
@@ -254,7 +258,7 @@ class KafkaStreams:
             if len(stream.buf) < stream.need:
                 return
             data, stream.buf = bytes(stream.buf), bytearray()
-            yield from self._frames(stream, data, segment.ts)
+            self._frames(stream, data, segment.ts, out)
             if stream.synced:
                 return
 
@@ -264,8 +268,9 @@ class KafkaStreams:
         self.tally[SKIPPED] += len(stream.buf)
         stream.buf, stream.need, stream.synced, stream.search = bytearray(), 4, False, None
 
-    def _frames(self, stream: _Stream, data: bytes, ts: float) -> Iterator[dict[str, Any]]:
-        """Cut whole frames from ``data`` (starting at a boundary); keep the incomplete rest, or lose sync."""
+    def _frames(self, stream: _Stream, data: bytes, ts: float, out: list[dict[str, Any]]) -> None:
+        """Cut whole frames from ``data`` (starting at a boundary) onto ``out``; keep the incomplete rest, or lose
+        sync."""
         pos, end, conn = 0, len(data), stream.conn
         assert conn is not None
         while end - pos >= 4:
@@ -284,7 +289,7 @@ class KafkaStreams:
                 stream.buf, stream.need = bytearray(data[pos:]), 4 + size
                 return
             frame, pos = data[pos:stop], stop
-            yield from self._rows(stream, conn, frame, ts)
+            self._rows(stream, conn, frame, ts, out)
         stream.buf, stream.need = bytearray(data[pos:]), 4
 
     # --- resynchronising ---------------------------------------------------------------------------------
@@ -312,16 +317,16 @@ class KafkaStreams:
 
     # --- rows ------------------------------------------------------------------------------------------
 
-    def _rows(self, stream: _Stream, conn: _Connection, frame: bytes, ts: float) -> Iterator[dict[str, Any]]:
+    def _rows(self, stream: _Stream, conn: _Connection, frame: bytes, ts: float, out: list[dict[str, Any]]) -> None:
         """A frame's row, and after a request the response the capture showed before it (held in ``early``)."""
         row = self._row(stream, conn, frame, ts)
         if row is None:
             return
-        yield row
+        out.append(row)
         if conn.early and stream.role == CLIENT and row["correlation_id"] in conn.early:
             late = self._response(conn, *conn.early.pop(row["correlation_id"]))
             if late is not None:
-                yield late
+                out.append(late)
 
     def _row(self, stream: _Stream, conn: _Connection, frame: bytes, ts: float) -> dict[str, Any] | None:
         if stream.role == CLIENT:

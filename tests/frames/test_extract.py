@@ -17,6 +17,8 @@ from typing import Any
 import dpkt
 import pytest
 from conftest import REPO_ROOT, require_shared
+from hypothesis import given as hypothesis_given
+from hypothesis import strategies as st
 from support import tshark
 from support.packets import (
     framed,
@@ -29,7 +31,7 @@ from support.packets import (
 
 from linter.codec import Codec
 from linter.frames.capture import packets
-from linter.frames.extract import Extraction, capture_files, is_capture
+from linter.frames.extract import Extraction, capture_files, is_capture, json_line
 from linter.frames.traffic import Tally
 
 CAPTURES = REPO_ROOT / "fixtures" / "captures"
@@ -203,3 +205,21 @@ def test_what_is_not_a_capture_is_one_line_and_exit_2(tmp_path: Path) -> None:
                                  "--specs", str(specs), "-o", "-"], capture_output=True, text=True, check=False)
         assert result.returncode == 2 and result.stdout == "", result.stderr
         assert result.stderr.count("\n") == 1 and said in result.stderr and str(given) in result.stderr
+
+
+_maybe_int = st.none() | st.integers(-(2**31), 2**31 - 1)
+_maybe_text = st.none() | st.text(max_size=20)
+
+
+@hypothesis_given(st.fixed_dictionaries({
+    "api_key": _maybe_int, "api_version": _maybe_int, "direction": st.sampled_from(["request", "response"]),
+    "correlation_id": _maybe_int, "bytes": st.none() | st.binary(max_size=40),
+    "ts": st.floats(allow_nan=True, allow_infinity=True), "connection": st.text(max_size=30),
+    "client_id": _maybe_text, "software_name": _maybe_text, "software_version": _maybe_text,
+    "problem": _maybe_text}))
+def test_json_line_is_what_json_dumps_writes(row: dict[str, Any]) -> None:
+    order = ("api_key", "api_version", "direction", "correlation_id", "ts", "connection", "client_id",
+             "software_name", "software_version", "problem")
+    expected = {key: row[key] for key in order}
+    expected["hex"] = row["bytes"].hex() if row["bytes"] is not None else None
+    assert json_line(row) == json.dumps(expected, separators=(",", ":"))
