@@ -204,10 +204,12 @@ def _lines(file: Path) -> Iterator[tuple[int, int, bytes]]:
 
 def _json_row(file: Path, offset: int, number: int, line: bytes, strict: bool = False) -> tuple[Any, ...]:
     """A JSON line as a row of ``INPUT_COLUMNS`` (base64 ``bytes`` decoded, as Spark reads them); one that is
-    not a frame record has ``corrupt`` set, or, ``strict``, is ``FramesInputError`` at its byte."""
+    not a JSON object has ``corrupt`` set, or, ``strict``, is ``FramesInputError`` at its byte. An object without
+    bytes or hex is a row of nulls, as Spark reads it (replay says ``no frame`` for it); only ``strict`` (the
+    check of a corpus's first line) refuses it, since a file of such rows is no frames corpus."""
     try:
         record = load_json(line.decode(json.detect_encoding(line), "surrogatepass"))  # as json.loads(bytes)
-        if not isinstance(record, dict) or not {"bytes", "hex"} & record.keys():
+        if not isinstance(record, dict) or (strict and not {"bytes", "hex"} & record.keys()):
             raise ValueError("a frame record is a JSON object with bytes or hex")
         data = record.get("bytes")
         if data is not None:

@@ -618,13 +618,14 @@ def test_a_replay_that_needs_spark_says_so_first_without_pyspark(specs: tuple[Pa
     assert result.stderr == "krpc-lint: error: the pipeline needs PySpark: pip install 'krpc-lint[spark]'\n"
 
 
-@pytest.mark.xfail(strict=True, reason="read_rows makes a JSON object with neither bytes nor hex a corrupt record; "
-                   "Spark reads it as a row of nulls (linter/frames/corpus.py _json_row, strict only for count_frames)")
-def test_a_json_object_without_a_frame_is_replayed_as_spark_reads_it(specs: tuple[Path, Path],
+def test_a_json_object_without_a_frame_is_replayed_as_spark_reads_it(spark: Any, specs: tuple[Path, Path],
                                                                      tmp_path: Path) -> None:
     (tmp_path / "corpus.jsonl").write_text(json.dumps({"direction": "request", "hex": ""}) + "\n"
-                                           + json.dumps({"direction": "request"}) + "\n")
-    replay(tmp_path / "corpus.jsonl", *specs, tmp_path / "out")
-    rows = _read_back(tmp_path / "out")["mismatches"]
-    assert [(row["direction"], row["old_error"]) for row in rows][1] == \
-        ("request", "no frame: bytes and hex are both null")  # what Spark's run of the same file says
+                                           + json.dumps({"direction": "request"}) + "\n" + "[1]\n")
+    said = {}
+    for where, options in (("in-process", {"in_process": True}), ("spark", {"spark": spark})):
+        replay(tmp_path / "corpus.jsonl", *specs, tmp_path / where, **options)
+        rows = _read_back(tmp_path / where)["mismatches"]
+        said[where] = sorted(((row["direction"], row["old_error"]) for row in rows), key=repr)
+    assert ("request", "no frame: bytes and hex are both null") in said["spark"]
+    assert said["in-process"] == said["spark"]
