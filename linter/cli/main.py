@@ -273,5 +273,11 @@ from linter.cli.size_cmd import size_command
 
 cli.add_command(size_command)
 
+# --- readiness (linter/cli/readiness_cmd.py) -----------------------------------------------------
+
+from linter.cli.readiness_cmd import readiness_command
+
+cli.add_command(readiness_command)
+
 if __name__ == "__main__":
     main()

@@ -7,10 +7,15 @@ specs matter: a client breaks on the versions of what it sends.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from linter.model.spec import MessageSpec
+
+if TYPE_CHECKING:
+    from linter.compat.revision import Revision
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,4 +66,21 @@ def ranges_of(specs: Iterable[MessageSpec]) -> dict[int, ApiRange]:
     return dict(sorted(found.items()))
 
 
-__all__ = ["ApiRange", "Target", "api_name", "ranges_of"]
+
+
+def spec_target(arg: str) -> tuple[Target, Revision]:
+    """The target of spec files: a directory or ``REF:path`` in a git checkout (as ``compat`` reads them), with
+    the revision read. Only the ranges are read, so a release whose specs an older generator accepted (2.8.0's,
+    which the codec refuses) is a target all the same."""
+    from linter.compat.sources import read_revision
+    from linter.model.spec import build_message
+    from linter.parse.document import read_document
+
+    revision = read_revision(arg)
+    values = ((path, read_document(path, data).value) for path, data in revision.files.items())
+    specs = [build_message(value, path) for path, value in values if isinstance(value, dict)]
+    where = "at git " if ":" in arg and not os.path.exists(arg) else "in "
+    return Target(arg, f"the request specs {where}{arg}", ranges_of(specs)), revision
+
+
+__all__ = ["ApiRange", "Target", "api_name", "ranges_of", "spec_target"]

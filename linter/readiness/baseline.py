@@ -1,0 +1,53 @@
+"""``--baseline``: clients accepted as they are, so CI watching a capture feed fails only on new breakage.
+
+The file is JSON (``krpc-lint/readiness-baseline/1``): the clients, each by client id, software name and
+version, as ``--write-baseline`` writes them from a run (every client that breaks or is at risk).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from linter.errors import KrpcLintError
+from linter.parse.bounded_json import load_json
+from linter.parse.files import read_regular
+from linter.readiness.usage import ClientKey
+
+SCHEMA = "krpc-lint/readiness-baseline/1"
+MAX_BASELINE = 64 << 20
+KEYS = ("client_id", "software_name", "software_version")
+
+
+class BaselineError(KrpcLintError, ValueError):
+    """A baseline file that cannot be used; the message names it."""
+
+
+def read_baseline(path: str | os.PathLike[str]) -> set[ClientKey]:
+    """The clients a baseline accepts."""
+    name = os.fspath(path)
+    try:
+        document = load_json(read_regular(path, MAX_BASELINE).decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise BaselineError(f"{name}: not a readiness baseline: {exc}") from None
+    clients = document.get("clients") if isinstance(document, dict) else None
+    if not isinstance(clients, list) or document.get("schema") != SCHEMA:
+        raise BaselineError(f'{name}: not a readiness baseline (a JSON object with "schema": "{SCHEMA}" and '
+                            '"clients": [...])')
+    accepted: set[ClientKey] = set()
+    for number, client in enumerate(clients):
+        values = [client.get(key) for key in KEYS] if isinstance(client, dict) else None
+        if values is None or not all(value is None or isinstance(value, str) for value in values):
+            raise BaselineError(f"{name}: clients[{number}]: an object of {', '.join(KEYS)} (strings or null)")
+        accepted.add((values[0], values[1], values[2]))
+    return accepted
+
+
+def baseline_text(report: dict[str, Any]) -> str:
+    """The baseline of a run: every client that is not ready."""
+    clients = [{key: client[key] for key in KEYS} for client in report["clients"] if client["verdict"] != "ready"]
+    return json.dumps({"schema": SCHEMA, "target": report["target"]["name"], "clients": clients}, indent=2) + "\n"
+
+
+__all__ = ["BaselineError", "baseline_text", "read_baseline"]
