@@ -14,15 +14,17 @@ import os
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from linter.frames.corpus import read_rows
+from linter.frames.corpus import read_rows, spark_files
 from linter.frames.decode import loaded
 from linter.frames.errors import FramesInputError
 from linter.frames.extract import Extraction, capture_files, is_capture
 from linter.parse.discovery import files_below
+from linter.readiness.request_log import is_request_log, read_request_log
 from linter.readiness.usage import FrameReader, Usage
-from linter.spark.session import IN_PROCESS
+from linter.spark.session import IN_PROCESS, session
 
 if TYPE_CHECKING:
     from linter.codec import Codec
@@ -52,11 +54,11 @@ class Inputs:
 def sorted_inputs(paths: Iterable[str | os.PathLike[str]]) -> Inputs:
     """Each path's files by kind; a file that is none of them is a corpus for the corpus reader to judge (its
     error names the file)."""
-    from linter.readiness.request_log import is_request_log
-
     inputs, captures = Inputs(), []
     for path in (os.fspath(given) for given in paths):
-        if os.path.isdir(path) and not _parquet_dir(path):
+        if os.path.isdir(path) and _parquet_dir(path):
+            inputs.corpora.extend(str(file) for file in spark_files(Path(path)))  # a Spark task each
+        elif os.path.isdir(path):
             for file in _files(path):
                 if is_capture(file):
                     captures.append(file)
@@ -88,8 +90,6 @@ def _size(path: str) -> int:
 
 def read_here(inputs: Inputs, codec: Codec | None, ports: frozenset[int] | None) -> Usage:
     """The usage of every input, read in this process (``codec``: for captures and corpora)."""
-    from linter.readiness.request_log import read_request_log
-
     usage = Usage(files=len(inputs.files()))
     for log in inputs.logs:
         for request in read_request_log(log, usage.tally):
@@ -151,8 +151,6 @@ def gather(inputs: Inputs, specs: Revision | None, *, master: str | None = None,
     if master is None and inputs.size() <= ON_SPARK_BYTES:
         codec = loaded(specs, allow_invalid=True).codec if specs is not None else None
         return Gathered(read_here(inputs, codec, ports), IN_PROCESS, time.monotonic() - started)
-    from linter.spark.session import session
-
     spark = session(master)
     usage = read_on_spark(spark, inputs, specs, ports)
     return Gathered(usage, spark.sparkContext.master, time.monotonic() - started)

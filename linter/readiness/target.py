@@ -12,7 +12,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from linter.model.spec import MessageSpec
+from linter.compat.sources import read_revision
+from linter.model.spec import MessageSpec, build_message
+from linter.parse.document import read_document
 
 if TYPE_CHECKING:
     from linter.compat.revision import Revision
@@ -72,10 +74,6 @@ def spec_target(arg: str) -> tuple[Target, Revision]:
     """The target of spec files: a directory or ``REF:path`` in a git checkout (as ``compat`` reads them), with
     the revision read. Only the ranges are read, so a release whose specs an older generator accepted (2.8.0's,
     which the codec refuses) is a target all the same."""
-    from linter.compat.sources import read_revision
-    from linter.model.spec import build_message
-    from linter.parse.document import read_document
-
     revision = read_revision(arg)
     values = ((path, read_document(path, data).value) for path, data in revision.files.items())
     specs = [build_message(value, path) for path, value in values if isinstance(value, dict)]

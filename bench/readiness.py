@@ -1,0 +1,106 @@
+"""Readiness speed: ``krpc-lint readiness`` over 1,000,000 frames, in this process and on Spark ``local[2]``, side by
+side with its floor, a process that reads the same corpus and decodes only each request's header (API key,
+version, client id) with the same struct layout, counting calls per client.
+
+    python bench/readiness.py [--frames 1000000] [--runs 3] [--no-spark]
+
+The corpus is the real traffic of ``fixtures/captures`` (four clients against librdkafka's mock cluster),
+extracted once and its rows written again and again into 4 Parquet files (a directory: one Spark task per file).
+Every side is a whole process (start-up included). Figures: docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+CAPTURES = [str(ROOT / "fixtures" / "captures" / f"{name}.pcap")
+            for name in ("confluent-kafka", "kafka-python", "aiokafka", "kafkajs")]
+SPECS = ROOT.parent / "shared" / "kafka-specs" / "4.3"
+FILES = 4
+
+FLOOR = """
+import sys, struct, collections, pyarrow.parquet as pq, pathlib
+start = struct.Struct(">ihhih")
+calls = collections.Counter()
+for file in sorted(pathlib.Path(sys.argv[1]).glob("*.parquet")):
+    for batch in pq.ParquetFile(file).iter_batches(columns=["direction", "bytes"]):
+        for direction, frame in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist()):
+            if direction == "request":
+                _, key, version, _, length = start.unpack_from(frame)
+                client = frame[14:14 + length].decode("utf-8", "replace") if length >= 0 else None
+                calls[(client, key, version)] += 1
+print(sum(calls.values()), "requests,", len({c for c, _, _ in calls}), "clients")
+"""
+
+
+def make_corpus(directory: Path, frames: int) -> int:
+    """``frames`` rows of the fixtures' traffic in ``FILES`` Parquet files; the number of rows written."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from linter.codec import Codec
+    from linter.frames.extract import Extraction
+
+    rows = [(row["api_key"], row["api_version"], row["direction"], row["correlation_id"], row["bytes"])
+            for row in Extraction(CAPTURES, Codec.load(str(SPECS)), None).rows()]
+    directory.mkdir()
+    per_file = frames // FILES
+    names = ["api_key", "api_version", "direction", "correlation_id", "bytes"]
+    types = [pa.int32(), pa.int32(), pa.string(), pa.int32(), pa.binary()]
+    for number in range(FILES):
+        chosen = [rows[i % len(rows)] for i in range(number * per_file, (number + 1) * per_file)]
+        table = pa.table([pa.array([row[i] for row in chosen], type=t) for i, t in enumerate(types)], names=names)
+        pq.write_table(table, directory / f"part-{number}.parquet")
+    return per_file * FILES
+
+
+def timed(command: list[str]) -> tuple[float, str]:
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{command}: exit {done.returncode}: {done.stderr.strip()}")
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    return time.perf_counter() - started, lines[0] if lines else ""
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--frames", type=int, default=1_000_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--no-spark", action="store_true")
+    options = parser.parse_args()
+    ours = [sys.executable, "-m", "linter.cli.main", "readiness"]
+    with tempfile.TemporaryDirectory(prefix="krpc-lint-bench-readiness-") as scratch:
+        corpus = Path(scratch) / "corpus"
+        frames = make_corpus(corpus, options.frames)
+        sides = {"floor: request headers only": [sys.executable, "-c", FLOOR, str(corpus)],
+                 "readiness, in this process": [*ours, str(corpus), "--target", str(SPECS)]}
+        if not options.no_spark:
+            sides["readiness, Spark local[2]"] = [*ours, str(corpus), "--target", str(SPECS), "--master", "local[2]"]
+        runs: dict[str, list[float]] = {name: [] for name in sides}
+        said: dict[str, str] = {}
+        for _ in range(options.runs):  # alternated, so a change of load hits every side
+            for name, command in sides.items():
+                seconds, said[name] = timed(command)
+                runs[name].append(seconds)
+        floor = statistics.median(runs["floor: request headers only"])
+        print(f"corpus: {frames:,} frames in {FILES} Parquet files")
+        print(f"{'what':<34}{'seconds':>9}{'frames/s':>12}{'vs floor':>10}")
+        for name in sides:
+            seconds = statistics.median(runs[name])
+            print(f"{name:<34}{seconds:>9.2f}{frames / seconds:>12,.0f}{seconds / floor:>9.2f}x")
+        for name, line in said.items():
+            print(f"  {name}: {line}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
