@@ -12,10 +12,12 @@ said in one summary line; nothing in a capture stops the run but a file that is 
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import os
 import tempfile
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -41,13 +43,18 @@ WRITE_BATCH = 16384  # rows per Parquet row group
 
 
 def is_capture(path: str | os.PathLike[str]) -> bool:
-    """Whether a regular file starts as a packet capture does (pcap, pcapng or gzip); never raises."""
+    """Whether a regular file starts as a packet capture does (pcap or pcapng, or gzip of one: a gzipped log is
+    no capture); never raises."""
     try:
         with open_regular(path) as stream:
             head = stream.read(4)
-    except (OSError, ValueError):
+            if head.startswith(MAGICS[-1]):  # gzip: a capture when what it holds starts as one
+                stream.seek(0)
+                with gzip.GzipFile(fileobj=stream, mode="rb") as inner:
+                    head = inner.read(4)
+    except (OSError, ValueError, EOFError, zlib.error):
         return False
-    return any(head.startswith(magic) for magic in MAGICS)
+    return any(head.startswith(magic) for magic in MAGICS[:-1])
 
 
 def capture_files(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
