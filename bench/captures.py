@@ -1,6 +1,7 @@
 """Make real Kafka traffic: real clients against librdkafka's mock broker, captured with tcpdump (issue 27).
 
-    .venv/bin/python bench/captures.py OUT_DIR [--clients confluent-kafka kafka-python aiokafka kafkajs]
+    .venv/bin/python bench/captures.py OUT_DIR [--clients confluent-kafka kafka-python aiokafka kafkajs
+                                                          kafka-python-0_10 librdkafka-0_9]
                                                [--no-variants] [--no-tshark]
 
 The frames reader is tested on these captures, so they must be what real clients put on a real wire, not
@@ -20,6 +21,14 @@ What each client does:
 - aiokafka: produce (acks=all, acks=0), consume in a group committing offsets;
 - kafkajs: admin (create topic, list topics, topic metadata, list groups, describe cluster), produce
   (acks=-1, acks=0), consume in a group with auto-commit.
+- kafka-python-0_10: kafka-python's run with ``api_version=(0, 10)``: it still asks ApiVersions v0, then sends
+  Produce v2, Fetch v2, ListOffsets v0, Metadata v1, ListGroups v0 (the mock closes on it), JoinGroup,
+  SyncGroup and LeaveGroup v0, OffsetCommit v2, OffsetFetch v1;
+- librdkafka-0_9: confluent-kafka's run with ``api.version.request=false`` and ``broker.version.fallback=0.9.0``:
+  no ApiVersions; Produce v1, Fetch v1, Metadata v0, ListOffsets v0 (admin calls needing newer APIs fail in
+  the client). These two are the old clients of ``krpc-lint readiness`` (issue 28): requests at versions Kafka
+  4.0 removed (KIP-896). Underscores, not dots, in their names: a sidecar is named by the text before the
+  first dot. aiokafka 0.14 has no such scenario: its ``api_version`` is a no-op (deprecated since 0.13).
 Variants (unless ``--no-variants``): confluent-kafka again with ``tcpdump -i any`` (Linux cooked SLL2
 headers) and with ``--snapshot-length 96`` (every longer packet truncated).
 
@@ -52,6 +61,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,7 +73,9 @@ KAFKAJS = "kafkajs@2.2.4"
 MESSAGES = 100  # per acks setting; consumers read twice as many
 CONSUME_SECONDS = (2.0, 10.0)  # keep polling at least this long (heartbeats), never longer than that
 CLIENT_TIMEOUT = 90
-NAMES = ["confluent-kafka", "kafka-python", "aiokafka", "kafkajs"]
+OLD_NAMES = ["kafka-python-0_10", "librdkafka-0_9"]  # pinned to protocol versions a Kafka 4 broker refuses
+NAMES = ["confluent-kafka", "kafka-python", "aiokafka", "kafkajs", *OLD_NAMES]
+LIBRDKAFKA_0_9 = {"api.version.request": False, "broker.version.fallback": "0.9.0"}
 
 
 @dataclass(frozen=True)
@@ -214,12 +226,14 @@ def attempt(name: str, call: Callable[[], object]) -> None:
         print(name, "failed:", repr(exc)[:120])
 
 
-def confluent_client(bootstrap: str) -> None:
-    """confluent-kafka (librdkafka): admin, produce with acks=all and acks=0, consume in a group."""
+def confluent_client(bootstrap: str, pinned: dict[str, str | bool] | None = None) -> None:
+    """confluent-kafka (librdkafka): admin, produce with acks=all and acks=0, consume in a group;
+    ``pinned`` is added to every client's configuration (the old protocol of librdkafka-0_9)."""
     from confluent_kafka import Consumer, Producer, TopicCollection
     from confluent_kafka.admin import AdminClient, NewTopic
 
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    base = {"bootstrap.servers": bootstrap, **(pinned or {})}
+    admin = AdminClient(base)
     attempt("create_topics", lambda: admin.create_topics([NewTopic("ck-admin", 2, 1)],
                                                          request_timeout=2)["ck-admin"].result(3))
     attempt("list_topics", lambda: sorted(admin.list_topics(timeout=3).topics))
@@ -228,11 +242,11 @@ def confluent_client(bootstrap: str) -> None:
                                                              request_timeout=2)["ck"].result(3))
     attempt("list_consumer_groups", lambda: admin.list_consumer_groups(request_timeout=2).result(3).errors)
     for acks in ("all", "0"):
-        producer = Producer({"bootstrap.servers": bootstrap, "acks": acks, "linger.ms": 5})
+        producer = Producer({**base, "acks": acks, "linger.ms": 5})
         for i in range(MESSAGES):
             producer.produce("ck", value(i), key=b"key")
         print(f"acks={acks}: unsent", producer.flush(5))
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "ck-group", "auto.offset.reset": "earliest",
+    consumer = Consumer({**base, "group.id": "ck-group", "auto.offset.reset": "earliest",
                          "enable.auto.commit": False, "heartbeat.interval.ms": 500})
     consumer.subscribe(["ck"])
     read, more = 0, consuming()
@@ -246,12 +260,13 @@ def confluent_client(bootstrap: str) -> None:
     print("consumed", read)
 
 
-def kafka_python_client(bootstrap: str) -> None:
-    """kafka-python: admin, produce with acks=all and acks=0, consume in a group committing offsets."""
+def kafka_python_client(bootstrap: str, api_version: tuple[int, ...] = (2, 3)) -> None:
+    """kafka-python: admin, produce with acks=all and acks=0, consume in a group committing offsets;
+    ``api_version`` fixes the protocol it speaks ((0, 10): kafka-python-0_10)."""
     from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
     from kafka.admin import NewTopic
 
-    common = {"bootstrap_servers": bootstrap, "api_version": (2, 3), "request_timeout_ms": 3000}
+    common = {"bootstrap_servers": bootstrap, "api_version": api_version, "request_timeout_ms": 3000}
     admin = KafkaAdminClient(**common)
     attempt("create_topics", lambda: admin.create_topics([NewTopic("kp-admin", 2, 1)], timeout_ms=2000))
     attempt("list_topics", admin.list_topics)
@@ -320,6 +335,8 @@ def aiokafka_client(bootstrap: str) -> None:
 
 CLIENTS: dict[str, Callable[[str], None]] = {
     "confluent-kafka": confluent_client, "kafka-python": kafka_python_client, "aiokafka": aiokafka_client,
+    "kafka-python-0_10": partial(kafka_python_client, api_version=(0, 10)),
+    "librdkafka-0_9": partial(confluent_client, pinned=LIBRDKAFKA_0_9),
 }
 
 KAFKAJS_CLIENT = """
