@@ -14,20 +14,20 @@ from __future__ import annotations
 
 import functools
 import gzip
+import io
 import os
 import socket
 import struct
 import zlib
 from collections.abc import Callable, Iterator
-from typing import Any, BinaryIO, cast
+from typing import Any
 
 from linter.errors import KrpcLintError
 from linter.frames.traffic import Flow, Packet, Tally
-from linter.parse.files import open_regular
+from linter.parse.files import open_uncompressed
 
 MAX_SNAPLEN = 262_144  # tcpdump's largest snaplen: no honest record holds more
 MAX_RECORD = MAX_SNAPLEN + 4_096  # a record or pcapng block with its headers and options
-GZIP_MAGIC = b"\x1f\x8b"
 PCAPNG_MAGIC = b"\x0a\x0d\x0d\x0a"
 PCAP_MAGICS = {  # magic -> (byte order, ticks per second)
     b"\xd4\xc3\xb2\xa1": ("<", 1e6), b"\xa1\xb2\xc3\xd4": (">", 1e6),
@@ -61,6 +61,17 @@ class _Stop(Exception):
 Records = Iterator[tuple[int, float, bytes]]
 
 
+def is_capture(path: str | os.PathLike[str]) -> bool:
+    """Whether a regular file is a packet capture by its first bytes: pcap or pcapng, or gzip of one (a gzipped
+    log is no capture); never raises."""
+    try:
+        with open_uncompressed(path) as stream:
+            magic = stream.read(4)
+    except (OSError, ValueError, EOFError, zlib.error):
+        return False
+    return magic in PCAP_MAGICS or magic == PCAPNG_MAGIC
+
+
 def packets(path: str | os.PathLike[str], tally: Tally) -> Iterator[Packet]:
     """The TCP segments of the capture at ``path``, in file order, streamed record by record.
 
@@ -68,8 +79,7 @@ def packets(path: str | os.PathLike[str], tally: Tally) -> Iterator[Packet]:
     wrong is counted in ``tally`` and the packets before it are still yielded."""
     name = os.fspath(path)
     decode = _decoder()
-    with open_regular(path) as raw:
-        stream = _uncompressed(raw, name)
+    with open_uncompressed(path) as stream:
         number = 0
         for linktype, ts, frame in _guarded(_records(stream, name, tally), name, tally):
             number += 1
@@ -81,15 +91,6 @@ def packets(path: str | os.PathLike[str], tally: Tally) -> Iterator[Packet]:
             if missing:
                 tally[SNAPLEN] += 1
             yield Packet(name, number, ts, flow, seq, flags, payload, missing)
-
-
-def _uncompressed(raw: BinaryIO, name: str) -> BinaryIO:
-    """The capture's own bytes: ``raw`` itself, or read through gzip when it starts with gzip's magic."""
-    if raw.read(2) == GZIP_MAGIC:
-        raw.seek(0)
-        return cast(BinaryIO, gzip.GzipFile(fileobj=raw, mode="rb"))
-    raw.seek(0)
-    return raw
 
 
 def _guarded(records: Records, name: str, tally: Tally) -> Records:
@@ -109,7 +110,7 @@ def _guarded(records: Records, name: str, tally: Tally) -> Records:
         raise CaptureError(f"{name}: cannot read: {exc.strerror or exc}") from None
 
 
-def _read(stream: BinaryIO, size: int, boundary: bool = False) -> bytes:
+def _read(stream: io.BufferedIOBase, size: int, boundary: bool = False) -> bytes:
     """Exactly ``size`` bytes; ``b""`` at the end of the file when ``boundary`` (between records), else
     ``_Truncated``. ``size`` is always bounded by ``MAX_RECORD`` before this is called."""
     data = stream.read(size)
@@ -118,7 +119,7 @@ def _read(stream: BinaryIO, size: int, boundary: bool = False) -> bytes:
     raise _Truncated
 
 
-def _records(stream: BinaryIO, name: str, tally: Tally) -> Records:
+def _records(stream: io.BufferedIOBase, name: str, tally: Tally) -> Records:
     """The packet records of a pcap or pcapng capture, by its magic number (read here, inside ``_guarded``:
     a gzip file may already be cut or corrupt there)."""
     magic = stream.read(4)
@@ -132,7 +133,7 @@ def _records(stream: BinaryIO, name: str, tally: Tally) -> Records:
     raise CaptureError(f"{name}: not a pcap or pcapng capture ({shown})")
 
 
-def _pcap(stream: BinaryIO, order: str, ticks: float) -> Records:
+def _pcap(stream: io.BufferedIOBase, order: str, ticks: float) -> Records:
     """Records of a pcap file after its magic: a 20-byte header, then a 16-byte header before each record."""
     linktype = struct.unpack(order + "16xI", _read(stream, 20))[0] & 0xFFFF  # upper bits: FCS length
     record = struct.Struct(order + "IIII")
@@ -174,7 +175,7 @@ def _options(body: bytes, start: int, order: str) -> Iterator[tuple[int, bytes]]
         start += 4 + (length + 3) // 4 * 4
 
 
-def _pcapng(stream: BinaryIO, tally: Tally) -> Records:
+def _pcapng(stream: io.BufferedIOBase, tally: Tally) -> Records:
     """Records of a pcapng file after the first block type: sections (each restarting byte order and
     interfaces), interface descriptions, and packet blocks (enhanced, simple, obsolete); other blocks skipped."""
     order, interfaces, head, ts = "<", list[_Interface](), PCAPNG_MAGIC, 0.0
@@ -199,7 +200,7 @@ def _pcapng(stream: BinaryIO, tally: Tally) -> Records:
         head = _read(stream, 4, boundary=True)
 
 
-def _section(stream: BinaryIO) -> str:
+def _section(stream: io.BufferedIOBase) -> str:
     """Reads a section header block after its type; its byte order (from the byte-order magic)."""
     length, magic = _read(stream, 4), _read(stream, 4)
     orders = {b"\x4d\x3c\x2b\x1a": "<", b"\x1a\x2b\x3c\x4d": ">"}
@@ -210,12 +211,12 @@ def _section(stream: BinaryIO) -> str:
     return order
 
 
-def _block(stream: BinaryIO, order: str) -> bytes:
+def _block(stream: io.BufferedIOBase, order: str) -> bytes:
     """A block's body after its type: what follows its length, up to and with its trailing length."""
     return _body(stream, struct.unpack(order + "I", _read(stream, 4))[0], 8)
 
 
-def _body(stream: BinaryIO, length: int, read: int) -> bytes:
+def _body(stream: io.BufferedIOBase, length: int, read: int) -> bytes:
     if length > MAX_RECORD:
         raise _Stop(TOO_LONG)
     if length < 12 or length % 4:
@@ -348,4 +349,4 @@ def _flow(family: int, src: bytes, sport: int, dst: bytes, dport: int) -> Flow:
     return Flow((socket.inet_ntop(family, src), sport), (socket.inet_ntop(family, dst), dport))
 
 
-__all__ = ["MAX_RECORD", "MAX_SNAPLEN", "CaptureError", "packets"]
+__all__ = ["MAX_RECORD", "MAX_SNAPLEN", "CaptureError", "is_capture", "packets"]

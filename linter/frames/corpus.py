@@ -74,6 +74,22 @@ def not_a_corpus(frames_path: str | Path) -> FramesInputError:
                             f"({', '.join(JSON_SUFFIXES)})")
 
 
+def frame_of(data: Any, hex_text: Any) -> bytes:
+    """A row's whole frame, from its ``bytes`` or else its ``hex`` column; ``BadFrame`` when it has none."""
+    if data is None:
+        if hex_text is None:
+            raise BadFrame("no frame: bytes and hex are both null")
+        try:
+            return bytes.fromhex(hex_text)
+        except (TypeError, ValueError) as exc:
+            raise BadFrame(f"hex is not hexadecimal text: {exc}") from None
+    if type(data) is not bytes:
+        if not isinstance(data, (bytearray, memoryview)):
+            raise BadFrame(f"bytes must be binary, got {type(data).__name__}")
+        return bytes(data)
+    return data
+
+
 def split_frame(direction: Any, api_key: Any, api_version: Any, correlation_id: Any, data: Any,
                 hex_text: Any) -> tuple[bytes, int, int, int]:
     """(payload after the size, API key, API version, correlation id) of a row, the columns checked
@@ -82,17 +98,7 @@ def split_frame(direction: Any, api_key: Any, api_version: Any, correlation_id: 
     >>> split_frame("response", 3, 12, None, bytes.fromhex("0000000600000007beef"), None)
     (b'\\x00\\x00\\x00\\x07\\xbe\\xef', 3, 12, 7)
     """
-    if data is None:
-        if hex_text is None:
-            raise BadFrame("no frame: bytes and hex are both null")
-        try:
-            data = bytes.fromhex(hex_text)
-        except (TypeError, ValueError) as exc:
-            raise BadFrame(f"hex is not hexadecimal text: {exc}") from None
-    elif type(data) is not bytes:
-        if not isinstance(data, (bytearray, memoryview)):
-            raise BadFrame(f"bytes must be binary, got {type(data).__name__}")
-        data = bytes(data)
+    data = frame_of(data, hex_text)
     if direction == REQUEST:
         if len(data) < REQUEST_START.size:
             raise BadFrame(f"a request frame needs 12 bytes at least (size, apiKey, apiVersion, correlationId), "
@@ -464,6 +470,26 @@ def _spark_type(arrow_type: str) -> str | None:
     return WIRE[kafka].spark if kafka is not None else None
 
 
-__all__ = ["CORRELATION_OFFSET", "INPUT_COLUMNS", "INPUT_TYPES", "JSON_INPUT", "JSON_SUFFIXES", "REQUEST",
-           "REQUEST_START", "RESPONSE", "RESPONSE_START", "BadFrame", "batch_columns", "count_frames", "frames_job",
-           "parquet_input", "read_frames", "read_rows", "refused", "spark_files", "spark_reason", "split_frame"]
+__all__ = [
+    "CORRELATION_OFFSET",
+    "INPUT_COLUMNS",
+    "INPUT_TYPES",
+    "JSON_INPUT",
+    "JSON_SUFFIXES",
+    "REQUEST",
+    "REQUEST_START",
+    "RESPONSE",
+    "RESPONSE_START",
+    "BadFrame",
+    "batch_columns",
+    "count_frames",
+    "frame_of",
+    "frames_job",
+    "parquet_input",
+    "read_frames",
+    "read_rows",
+    "refused",
+    "spark_files",
+    "spark_reason",
+    "split_frame",
+]

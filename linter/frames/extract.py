@@ -5,28 +5,26 @@ another's connections), through one reassembler and one stream cutter for all of
 
     captures ─▶ capture.packets ─▶ tcp.Reassembler ─▶ streams.KafkaStreams ─▶ rows ─▶ .parquet / .jsonl / stdout
 
-A capture is recognised by its content (pcap, pcapng, either gzipped: ``is_capture``), never by its name. What
+A capture is recognised by its content (pcap, pcapng, either gzipped: ``capture.is_capture``), never by its name. What
 cannot be used (non-TCP packets, bytes lost in gaps, non-Kafka flows, TLS...) is counted in one ``Tally`` and
 said in one summary line; nothing in a capture stops the run but a file that is not a capture at all.
 """
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 import os
 import tempfile
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from linter.frames.capture import is_capture, packets
 from linter.frames.traffic import Tally
-from linter.parse.discovery import TooDeep, files_below
-from linter.parse.files import open_regular
+from linter.parse.discovery import TooDeep, regular_files
 from linter.vocabulary import plural
 
 if TYPE_CHECKING:
@@ -36,25 +34,7 @@ if TYPE_CHECKING:
 # is written with this DDL's schema (``linter.spark.schema.arrow_schema``), JSON Lines with these keys.
 EXTRACTED = ("api_key INT, api_version INT, direction STRING, correlation_id INT, bytes BINARY, ts DOUBLE, "
              "connection STRING, client_id STRING, software_name STRING, software_version STRING, problem STRING")
-MAGICS = (b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d",  # pcap: us, ns
-          b"\x0a\x0d\x0d\x0a",  # pcapng's section header block
-          b"\x1f\x8b")  # gzip (of either)
 WRITE_BATCH = 16384  # rows per Parquet row group
-
-
-def is_capture(path: str | os.PathLike[str]) -> bool:
-    """Whether a regular file starts as a packet capture does (pcap or pcapng, or gzip of one: a gzipped log is
-    no capture); never raises."""
-    try:
-        with open_regular(path) as stream:
-            head = stream.read(4)
-            if head.startswith(MAGICS[-1]):  # gzip: a capture when what it holds starts as one
-                stream.seek(0)
-                with gzip.GzipFile(fileobj=stream, mode="rb") as inner:
-                    head = inner.read(4)
-    except (OSError, ValueError, EOFError, zlib.error):
-        return False
-    return any(head.startswith(magic) for magic in MAGICS[:-1])
 
 
 def capture_files(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
@@ -63,21 +43,19 @@ def capture_files(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
     found: list[str] = []
     for path in paths:
         if os.path.isdir(path):
-            found.extend(name for name in _regular_files(path) if is_capture(name))
+            found.extend(name for name in regular_files(path) if is_capture(name))
         else:
             found.append(os.fspath(path))
-    return sorted(dict.fromkeys(found), key=lambda name: (_first_ts(name), name))
+    return in_reading_order(found)
 
 
-def _regular_files(top: str | os.PathLike[str]) -> list[str]:
-    """Every regular file below a directory (the one walker: links never entered, depth bounded), sorted."""
-    return sorted(os.path.join(directory, name) for directory, names, _ in files_below(os.fspath(top)) for name in names)
+def in_reading_order(captures: Iterable[str]) -> list[str]:
+    """Captures in the order of their first packet (then their names), each once: rotated files in turn."""
+    return sorted(dict.fromkeys(captures), key=lambda name: (_first_ts(name), name))
 
 
 def _first_ts(path: str) -> float:
-    """The timestamp of a capture's first TCP packet (infinity for none): rotated files in their order."""
-    from linter.frames.capture import packets
-
+    """The timestamp of a capture's first TCP packet (infinity for none)."""
     for packet in packets(path, Tally()):
         return packet.ts
     return math.inf
@@ -89,12 +67,12 @@ def captures_at(frames_path: str | os.PathLike[str]) -> list[str]:
     path = Path(frames_path)
     if path.is_dir():
         try:
-            names = _regular_files(path)
+            names = regular_files(path)
         except TooDeep:  # not captures: the corpus reader says what is wrong with FRAMES, in its words
             return []
         if any(name.endswith(".parquet") for name in names):
             return []
-        return capture_files([path])
+        return in_reading_order(name for name in names if is_capture(name))
     return [str(path)] if is_capture(path) else []
 
 
@@ -132,7 +110,6 @@ class Extraction:
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """Every frame of the captures, as a row of ``EXTRACTED``'s columns."""
-        from linter.frames.capture import packets
         from linter.frames.streams import KafkaStreams
         from linter.frames.tcp import Reassembler
 
@@ -228,5 +205,5 @@ def write_parquet(rows: Iterable[dict[str, Any]], path: Path) -> None:
             writer.write_batch(arrow_batch(batch, EXTRACTED))
 
 
-__all__ = ["EXTRACTED", "Extraction", "as_corpus", "capture_files", "captures_at", "is_capture", "json_line", "summary_line",
+__all__ = ["EXTRACTED", "Extraction", "as_corpus", "capture_files", "captures_at", "in_reading_order", "json_line", "summary_line",
            "write_jsonl", "write_parquet"]

@@ -146,6 +146,13 @@ def files_below(top: str, onerror: Callable[[OSError], None] | None = None,
         pending.extend((subdir, depth + 1) for subdir in sorted(subdirs, reverse=True))
 
 
+def regular_files(top: str | os.PathLike[str]) -> list[str]:
+    """The path of every regular file below a directory (``files_below``: links never entered, depth bounded),
+    sorted: the inputs of frames commands (captures, logs, corpora) that are no specs."""
+    return sorted(os.path.join(directory, name) for directory, names, _ in files_below(os.fspath(top))
+                  for name in names)
+
+
 def _is_dir(entry: os.DirEntry[str]) -> bool:
     try:
         return entry.is_dir(follow_symlinks=False)

@@ -10,15 +10,19 @@ and at most ``limit + 1`` bytes are read, so the caller can say "too large" with
 from __future__ import annotations
 
 import functools
+import gzip
+import io
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from linter.errors import KrpcLintError
 
 MAX_INPUT_BYTES = 64 * 1024 * 1024  # configs, baselines, rule packs, codec inputs: far above any real one
+GZIP_MAGIC = b"\x1f\x8b"
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
           (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
@@ -62,6 +66,21 @@ def open_regular(path: str | os.PathLike[str], shown: str | None = None) -> Bina
     """The regular file at ``path`` opened for reading (a link to one is followed); ``InputError`` for a
     missing or unreadable file and for anything but a regular file, which is never read."""
     return os.fdopen(_open_descriptor(path, shown)[0], "rb")
+
+
+@contextmanager
+def open_uncompressed(path: str | os.PathLike[str], shown: str | None = None) -> Iterator[io.BufferedIOBase]:
+    """A regular file's own bytes (``open_regular``): the file itself, or read through gzip when it starts with
+    gzip's magic, as rotated captures and logs often are (judged by content, never by a ``.gz`` name). gzip's
+    errors (a cut or corrupt stream) come from the reads."""
+    with open_regular(path, shown) as raw:
+        if raw.read(2) != GZIP_MAGIC:
+            raw.seek(0)
+            yield cast(io.BufferedIOBase, raw)  # os.fdopen's "rb": a BufferedReader
+            return
+        raw.seek(0)
+        with gzip.GzipFile(fileobj=raw, mode="rb") as unpacked:
+            yield unpacked
 
 
 def _open_descriptor(path: str | os.PathLike[str], shown: str | None) -> tuple[int, int]:

@@ -25,15 +25,14 @@ import io
 import os
 import zlib
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 from linter.errors import KrpcLintError
 from linter.frames.kafka_facts import endpoint
 from linter.frames.traffic import Tally
 from linter.parse.bounded_json import load_json
-from linter.parse.files import open_regular
+from linter.parse.files import open_uncompressed
 from linter.parse.linear import linear
 from linter.parse.scanner import value_end
 
@@ -42,7 +41,6 @@ HEAD_BYTES = 256 * 1024  # a header's clientId is at most 32,767 characters, 6 b
 TAIL_BYTES = 64 * 1024  # connection, timings, principal, listener and client software: a few hundred bytes
 CHUNK = 64 * 1024
 SNIFF_BYTES = 1 << 20  # a request log shows a completion line within its first MiB
-GZIP_MAGIC = b"\x1f\x8b"
 SIGNS = (b"Completed request:{", b"Completed request:RequestHeader(")
 
 OTHER = "log lines that are not completed requests"
@@ -112,7 +110,7 @@ def is_request_log(path: str | os.PathLike[str]) -> bool:
     """Whether a regular file (gzip-compressed or not) shows a completion line of ``kafka.request.logger`` within
     its first MiB: by content, never by name; never raises."""
     try:
-        with _opened(path) as stream:
+        with open_uncompressed(path) as stream:
             return _refusal(stream) is None
     except (OSError, ValueError):
         return False
@@ -124,7 +122,7 @@ def read_request_log(path: str | os.PathLike[str], tally: Tally) -> Iterator[Log
     cannot be opened (not a regular file, missing)."""
     name = os.fspath(path)
     try:
-        with _opened(path) as stream:
+        with open_uncompressed(path) as stream:
             yield from _read(stream, name, tally)
     except OSError as exc:
         if isinstance(exc, KrpcLintError):
@@ -149,19 +147,6 @@ def _read(stream: io.BufferedIOBase, name: str, tally: Tally) -> Iterator[Logged
         tally[TRUNCATED] += 1
     except (gzip.BadGzipFile, zlib.error):
         tally[CORRUPT] += 1
-
-
-@contextmanager
-def _opened(path: str | os.PathLike[str]) -> Iterator[io.BufferedIOBase]:
-    """The file's own bytes: the regular file itself, or read through gzip when it starts with gzip's magic."""
-    with open_regular(path) as raw:
-        if raw.read(2) != GZIP_MAGIC:
-            raw.seek(0)
-            yield cast(io.BufferedIOBase, raw)
-            return
-        raw.seek(0)
-        with gzip.GzipFile(fileobj=raw, mode="rb") as unpacked:
-            yield unpacked
 
 
 def _refusal(stream: io.BufferedIOBase) -> str | None:

@@ -30,8 +30,8 @@ from support.packets import (
 )
 
 from linter.codec import Codec
-from linter.frames.capture import packets
-from linter.frames.extract import Extraction, capture_files, is_capture, json_line
+from linter.frames.capture import is_capture, packets
+from linter.frames.extract import Extraction, capture_files, json_line
 from linter.frames.traffic import Tally
 
 CAPTURES = REPO_ROOT / "fixtures" / "captures"

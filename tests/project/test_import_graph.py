@@ -130,7 +130,6 @@ LAZY_IMPORTS = {
     ("linter.audit.run", "linter.report.formats"): "runs on Spark executors: each task imports what it runs",
     ("linter.frames.generate", "linter.codec"): "the codec compiles plans; `frames --help` must not pay for it",
     ("linter.spark.output", "linter.spark.schema"): "pyarrow is optional: the schema module imports it",
-    ("linter.frames.extract", "linter.frames.capture"): "dpkt loads only when a capture is read (`--help`, corpora)",
     ("linter.frames.extract", "linter.frames.tcp"): "only when a capture is read: corpora of rows never need it",
     ("linter.frames.extract", "linter.frames.streams"): "only when a capture is read: corpora of rows never need it",
     ("linter.frames.extract", "linter.spark.schema"): "pyarrow is optional: imported when Parquet is written",
