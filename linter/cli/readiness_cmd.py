@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from linter.cli.common import CliError, NonEmptyPath, emit, non_empty, refuse_overlap
+from linter.cli.common import NonEmptyPath, emit, non_empty, refuse_overlap
 from linter.escape import printable
 
 FORMATS = ("text", "json", "markdown", "html")
@@ -38,6 +38,7 @@ def readiness_command(inputs: tuple[str, ...], target: str | None, kafka_version
                       write_baseline: str | None, master: str | None) -> None:
     """Say which clients break when the cluster they talk to moves to TARGET, from what they really sent."""
     from linter.readiness.baseline import baseline_text, read_baseline
+    from linter.readiness.run import gather, sorted_inputs
     from linter.readiness.verdict import failing, report
 
     if (target is None) == (kafka_version is None):
@@ -51,8 +52,9 @@ def readiness_command(inputs: tuple[str, ...], target: str | None, kafka_version
 
         revision = read_revision(specs)
     accepted = read_baseline(baseline) if baseline else set()
-    gathered = _gathered(inputs, revision, master, ports)
-    document = report(chosen, gathered.usage, accepted=accepted)
+    usage = gather(sorted_inputs(inputs), revision, master=master,
+                   ports=frozenset(ports) if ports else frozenset({9092}))
+    document = report(chosen, usage, accepted=accepted)
     if write_baseline is not None:
         text = baseline_text(document)
         emit(text, write_baseline)
@@ -70,15 +72,6 @@ def _target(target: str | None, kafka_version: str | None) -> tuple[Any, Any]:
     from linter.readiness.releases import release_target
 
     return release_target(kafka_version or ""), None
-
-
-def _gathered(paths: tuple[str, ...], revision: Any, master: str | None, ports: tuple[int, ...]) -> Any:
-    from linter.readiness.run import gather, sorted_inputs
-
-    inputs = sorted_inputs(paths)
-    if revision is None and (inputs.captures or inputs.corpora):
-        raise CliError("captures and frames corpora are cut with spec files: give --specs DIR with --kafka-version")
-    return gather(inputs, revision, master=master, ports=frozenset(ports) if ports else frozenset({9092}))
 
 
 def _rendered(document: dict[str, Any], fmt: str) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from linter.escape import printable
-from linter.readiness.markdown import about_lines, summary_line
+from linter.readiness.wording import about_lines, summary_line
 from linter.report.html_parts import escape, legend, note, section, table
 
 Row = Mapping[str, Any]

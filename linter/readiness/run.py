@@ -11,22 +11,24 @@ inputs over ``ON_SPARK_BYTES``) each file is a task that runs the same reader on
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from linter.frames.corpus import read_rows, spark_files
+from linter.frames.capture import is_capture
+from linter.frames.corpus import BadFrame, frame_of, read_rows, spark_files
 from linter.frames.decode import loaded
 from linter.frames.errors import FramesInputError
-from linter.frames.extract import Extraction, capture_files, is_capture
-from linter.parse.discovery import files_below
+from linter.frames.extract import Extraction, in_reading_order
+from linter.parse.discovery import regular_files
 from linter.readiness.request_log import is_request_log, read_request_log
 from linter.readiness.usage import FrameReader, Usage
-from linter.spark.session import IN_PROCESS, session
+from linter.spark.session import session
 
 if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
     from linter.codec import Codec
     from linter.compat.revision import Revision
 
@@ -48,7 +50,7 @@ class Inputs:
                 + [("corpus", path) for path in self.corpora])
 
     def size(self) -> int:
-        return sum(_size(path) for _, path in self.files())
+        return sum(os.path.getsize(path) for _, path in self.files())
 
 
 def sorted_inputs(paths: Iterable[str | os.PathLike[str]]) -> Inputs:
@@ -56,36 +58,19 @@ def sorted_inputs(paths: Iterable[str | os.PathLike[str]]) -> Inputs:
     error names the file)."""
     inputs, captures = Inputs(), []
     for path in (os.fspath(given) for given in paths):
-        if os.path.isdir(path) and _parquet_dir(path):
+        files = regular_files(path) if os.path.isdir(path) else [path]
+        if os.path.isdir(path) and any(name.endswith(".parquet") for name in files):
             inputs.corpora.extend(str(file) for file in spark_files(Path(path)))  # a Spark task each
-        elif os.path.isdir(path):
-            for file in _files(path):
-                if is_capture(file):
-                    captures.append(file)
-                elif is_request_log(file):
-                    inputs.logs.append(file)
-        elif os.path.isfile(path) and is_capture(path):
-            captures.append(path)
-        elif os.path.isfile(path) and is_request_log(path):
-            inputs.logs.append(path)
-        else:
-            inputs.corpora.append(path)
-    inputs.captures = capture_files(captures)
+            continue
+        for file in files:
+            if is_capture(file):
+                captures.append(file)
+            elif is_request_log(file):
+                inputs.logs.append(file)
+            elif file == path:  # a file named, not found in a directory
+                inputs.corpora.append(file)
+    inputs.captures = in_reading_order(captures)
     return inputs
-
-
-def _files(top: str) -> list[str]:
-    return sorted(os.path.join(directory, name) for directory, names, _ in files_below(top) for name in names)
-
-
-def _parquet_dir(path: str) -> bool:
-    return any(name.endswith(".parquet") for _, names, _ in files_below(path) for name in names)
-
-
-def _size(path: str) -> int:
-    if os.path.isdir(path):
-        return sum(os.path.getsize(file) for file in _files(path))
-    return os.path.getsize(path)
 
 
 def read_here(inputs: Inputs, codec: Codec | None, ports: frozenset[int] | None) -> Usage:
@@ -111,55 +96,36 @@ def read_here(inputs: Inputs, codec: Codec | None, ports: frozenset[int] | None)
 def _read_corpus(corpus: str, reader: FrameReader) -> None:
     """A frames corpus's rows (the client id read from each request's header)."""
     for _, (api_key, api_version, direction, _, data, hex_text, corrupt) in read_rows(corpus):
-        frame = _frame(data, hex_text)
+        try:
+            frame = frame_of(data, hex_text)
+        except BadFrame:
+            frame = None
         if corrupt is not None or frame is None:
             reader.usage.tally[CORRUPT] += 1
             continue
         reader.row(direction, api_key, api_version, frame, has_client=False)
 
 
-def _frame(data: object, hex_text: object) -> bytes | None:
-    if isinstance(data, (bytes, bytearray)):
-        return bytes(data)
-    if isinstance(hex_text, str):
-        try:
-            return bytes.fromhex(hex_text)
-        except ValueError:
-            return None
-    return None
-
-
-@dataclass
-class Gathered:
-    """A run's usage and where it ran."""
-
-    usage: Usage
-    master: str
-    seconds: float
-
-
 def gather(inputs: Inputs, specs: Revision | None, *, master: str | None = None,
-           ports: frozenset[int] | None = frozenset({9092})) -> Gathered:
+           ports: frozenset[int] | None = frozenset({9092})) -> Usage:
     """The usage of every input: in this process unless ``master`` is given or the inputs are large. ``specs``
     cut captures and corpora (None: request logs only); they only read headers and ApiVersions, so a spec file
     the codec refuses is left out (``allow_invalid``) rather than refusing the run."""
     if not inputs.files():
         raise FramesInputError("no capture, request log or frames corpus in the inputs")
     if specs is None and (inputs.captures or inputs.corpora):
-        raise FramesInputError("captures and frames corpora are cut with spec files: give their specs")
-    started = time.monotonic()
+        raise FramesInputError("captures and frames corpora are cut with spec files: give the specs to cut them "
+                               "with (--specs DIR with --kafka-version)")
     if master is None and inputs.size() <= ON_SPARK_BYTES:
-        codec = loaded(specs, allow_invalid=True).codec if specs is not None else None
-        return Gathered(read_here(inputs, codec, ports), IN_PROCESS, time.monotonic() - started)
-    spark = session(master)
-    usage = read_on_spark(spark, inputs, specs, ports)
-    return Gathered(usage, spark.sparkContext.master, time.monotonic() - started)
+        return read_here(inputs, loaded(specs, allow_invalid=True).codec if specs is not None else None, ports)
+    return read_on_spark(session(master), inputs, specs, ports)
 
 
-def read_on_spark(spark: object, inputs: Inputs, specs: Revision | None, ports: frozenset[int] | None) -> Usage:
+def read_on_spark(spark: SparkSession, inputs: Inputs, specs: Revision | None,
+                  ports: frozenset[int] | None) -> Usage:
     """The usage of every input on Spark: a task per file, each reading its file as ``read_here`` does."""
     files = inputs.files()
-    tasks = spark.sparkContext.parallelize(files, len(files))  # type: ignore[attr-defined]
+    tasks = spark.sparkContext.parallelize(files, len(files))
     usage = Usage()
     for part in tasks.mapPartitions(_task(specs, ports)).collect():
         usage.merge(part)
@@ -167,7 +133,8 @@ def read_on_spark(spark: object, inputs: Inputs, specs: Revision | None, ports: 
     return usage
 
 
-def _task(specs: Revision | None, ports: frozenset[int] | None):  # type: ignore[no-untyped-def]
+def _task(specs: Revision | None,
+          ports: frozenset[int] | None) -> Callable[[Iterator[tuple[str, str]]], Iterator[Usage]]:
     """The function a Spark task runs on its (kind, path) pairs: one ``Usage`` for them."""
 
     def run(files: Iterator[tuple[str, str]]) -> Iterator[Usage]:
@@ -180,4 +147,4 @@ def _task(specs: Revision | None, ports: frozenset[int] | None):  # type: ignore
     return run
 
 
-__all__ = ["ON_SPARK_BYTES", "Gathered", "Inputs", "gather", "read_here", "read_on_spark", "sorted_inputs"]
+__all__ = ["ON_SPARK_BYTES", "Inputs", "gather", "read_here", "read_on_spark", "sorted_inputs"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from linter.escape import printable
+from linter.readiness.wording import about_lines, summary_line
 from linter.vocabulary import plural
 
 VERDICT_WORDS = {"breaks": "BREAKS", "at_risk": "AT RISK", "ready": "ready"}
@@ -19,27 +20,14 @@ def client_name(client: dict[str, Any]) -> str:
     return printable(f"{name} ({software or 'software not named'})")
 
 
-def summary_line(report: dict[str, Any]) -> str:
-    summary, target = report["summary"], report["target"]
-    counts = [f"{summary['breaks']} break", f"{summary['at_risk']} at risk", f"{summary['ready']} ready"]
-    baselined = f", {summary['baselined']} accepted by the baseline" if summary["baselined"] else ""
-    return printable(f"target {target['name']}: {plural(summary['clients'], 'client')}: "
-                     f"{', '.join(counts)}{baselined}")
-
-
 def text_report(report: dict[str, Any]) -> str:
     """The whole text report."""
-    lines = [summary_line(report), ""]
+    lines = [printable(f"target {report['target']['name']}: {summary_line(report['summary'])}"), ""]
     for client in report["clients"]:
         lines.append(_headline(client))
     for client in report["clients"]:
         lines += ["", _headline(client), *_table(client["calls"])]
-    inputs = report["inputs"]
-    read = (f"read {plural(inputs['files'], 'file')}: {plural(inputs['frames'], 'frame', grouped=True)}, "
-            f"{plural(inputs['requests'], 'request', grouped=True)}"
-            + (f", {plural(inputs['log_lines'], 'request log line', grouped=True)}" if inputs["log_lines"] else ""))
-    not_read = ", ".join(f"{reason}: {count:,}" for reason, count in inputs["not_read"].items())
-    lines += ["", printable(read + (f"; {not_read}" if not_read else ""))]
+    lines += ["", *map(printable, about_lines(report))]
     return "\n".join(lines) + "\n"
 
 
@@ -59,4 +47,4 @@ def _table(calls: list[dict[str, Any]]) -> list[str]:
             for row in rows]
 
 
-__all__ = ["client_name", "summary_line", "text_report"]
+__all__ = ["client_name", "text_report"]

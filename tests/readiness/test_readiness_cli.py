@@ -66,15 +66,18 @@ def specs_43() -> Path:
     return require_shared("kafka-specs", "4.3", *MESSAGES)
 
 
-def old_captures(tmp_path: Path) -> list[Path]:
+@pytest.fixture(scope="module")
+def old_captures(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """The old clients' captures, made once for this module (live where tcpdump can capture)."""
     from support.old_clients import old_client_captures
 
-    return old_client_captures(tmp_path)
+    return old_client_captures(tmp_path_factory.mktemp("old-clients"))
 
 
-def test_old_clients_break_on_exactly_the_calls_below_the_targets_ranges(specs_43: Path, tmp_path: Path) -> None:
+def test_old_clients_break_on_exactly_the_calls_below_the_targets_ranges(specs_43: Path,
+                                                                         old_captures: list[Path]) -> None:
     lowest = lowest_versions(spec_texts(specs_43))
-    for capture in old_captures(tmp_path):
+    for capture in old_captures:
         expected = {client: calls for client, calls in below_range(capture, lowest).items() if calls}
         assert expected, f"{capture.name}: no request below 4.3's ranges: not an old client"
         result, document = readiness(str(capture), "--target", str(specs_43.parents[5]))
@@ -114,7 +117,7 @@ def test_a_git_ref_of_a_kafka_checkout_is_a_target(tmp_path: Path) -> None:
     kafka = tmp_path / "kafka"
     subprocess.run(["git", "clone", "-q", str(bundle), str(kafka)], check=True, capture_output=True)
     ref = "3.8.0:" + "/".join(MESSAGES)
-    names = subprocess.run(["git", "ls-tree", "--name-only", ref.replace(":", ":", 1) + "/"], cwd=kafka,
+    names = subprocess.run(["git", "ls-tree", "--name-only", ref + "/"], cwd=kafka,
                            capture_output=True, text=True, check=True).stdout.split()
     texts = {name: subprocess.run(["git", "show", f"{ref}/{name}"], cwd=kafka, capture_output=True, text=True,
                                   check=True).stdout for name in names if name.endswith("Request.json")}
@@ -138,9 +141,9 @@ def test_formats_and_output_file(specs_43: Path, tmp_path: Path) -> None:
         assert out.read_text(encoding="utf-8").lstrip().startswith(starts), fmt
 
 
-def test_baseline_accepts_known_clients_and_fails_on_new_ones(specs_43: Path, tmp_path: Path) -> None:
-    target, baseline = str(specs_43.parents[5]), tmp_path / "baseline.json"
-    old = old_captures(tmp_path / "made")
+def test_baseline_accepts_known_clients_and_fails_on_new_ones(specs_43: Path, old_captures: list[Path],
+                                                               tmp_path: Path) -> None:
+    target, baseline, old = str(specs_43.parents[5]), tmp_path / "baseline.json", old_captures
     result = run_cli("readiness", str(old[0]), "--target", target, "--write-baseline", str(baseline))
     assert result.returncode == 0 and json.loads(baseline.read_text())["clients"], result.stderr
     assert run_cli("readiness", str(old[0]), "--target", target, "--baseline", str(baseline)).returncode == 0
