@@ -113,7 +113,6 @@ class FrameReader:
 
     def __init__(self, usage: Usage, codec: Codec) -> None:
         self.usage = usage
-        self.codec = codec
         self.requests = Requests(codec)
 
     def row(self, direction: Any, api_key: Any, api_version: Any, data: bytes | None, client_id: Any = None,
@@ -140,7 +139,7 @@ class FrameReader:
             return
         version = 0 if v0_error_layout(data) else api_version
         try:
-            body = self.codec.decode_response(API_VERSIONS, version, data)[1]
+            body = self.requests.codec.decode_response(API_VERSIONS, version, data)[1]
         except (ValueError, KeyError):
             self.usage.tally["ApiVersions responses not decodable"] += 1
             return

@@ -41,14 +41,13 @@ def call_verdict(target: Target, api_key: int, version: int) -> str:
     return DEPRECATED if api.is_deprecated(version) else SUPPORTED
 
 
-def judged_call(target: Target, usage: ClientUsage, api_key: int, version: int, requests: int,
-                names: dict[int, str]) -> dict[str, Any]:
+def judged_call(target: Target, usage: ClientUsage, api_key: int, version: int, requests: int) -> dict[str, Any]:
     """A call of the report, with why it is a break or a risk for this client."""
     verdict = call_verdict(target, api_key, version)
     if verdict == SUPPORTED and (api_key, version) in usage.flagged:
         verdict = DEPRECATED  # the broker's request log said so (requestApiVersionDeprecated)
     api = target.apis.get(api_key)
-    return {"api_key": api_key, "api": api.name if api else names.get(api_key, OPTIONAL_APIS.get(api_key)),
+    return {"api_key": api_key, "api": api.name if api else OPTIONAL_APIS.get(api_key),
             "version": version, "requests": requests, "verdict": verdict,
             "target_versions": api.shown() if api else None,
             "note": _note(verdict, api, usage, api_key, version),
@@ -83,9 +82,9 @@ def _blocking(verdict: str, usage: ClientUsage, api_key: int, version: int) -> s
     return None
 
 
-def judged_client(target: Target, key: ClientKey, usage: ClientUsage, names: dict[int, str]) -> dict[str, Any]:
+def judged_client(target: Target, key: ClientKey, usage: ClientUsage) -> dict[str, Any]:
     """A client of the report: its calls judged, its verdict the worst of them."""
-    calls = [judged_call(target, usage, api_key, version, requests, names)
+    calls = [judged_call(target, usage, api_key, version, requests)
              for (api_key, version), requests in sorted(usage.calls.items())]
     blocking = {call["blocking"] for call in calls}
     verdict = BREAKS if BREAKS in blocking else AT_RISK if AT_RISK in blocking else READY
@@ -101,11 +100,10 @@ def judged_client(target: Target, key: ClientKey, usage: ClientUsage, names: dic
             "calls": [{name: value for name, value in call.items() if name != "blocking"} for call in calls]}
 
 
-def report(target: Target, usage: Usage, names: dict[int, str] | None = None,
-           accepted: Iterable[ClientKey] = ()) -> dict[str, Any]:
+def report(target: Target, usage: Usage, accepted: Iterable[ClientKey] = ()) -> dict[str, Any]:
     """The report document: every client judged, worst first; ``accepted`` clients (``--baseline``) marked."""
     known = set(accepted)
-    clients = [judged_client(target, key, client, names or {}) for key, client in usage.clients.items()]
+    clients = [judged_client(target, key, client) for key, client in usage.clients.items()]
     for client in clients:
         client["baselined"] = (client["client_id"], client["software_name"], client["software_version"]) in known
     clients.sort(key=lambda c: (CLIENT_ORDER[c["verdict"]], -c["requests"], repr(c["client_id"]),
