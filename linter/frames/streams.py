@@ -107,20 +107,31 @@ class _Search:
         frame starts."""
         n, still = len(buf), []
         for pos, stop in self.pending:
-            if stop == n or (n - stop >= self.judged and plausible(buf, stop, n)):
+            proven = self._proven(buf, stop, plausible)
+            if proven:
                 return pos
-            if stop > n or n - stop < self.judged:
+            if proven is None:
                 still.append((pos, stop))
         self.pending = still
         for pos in range(self.scanned, n - self.judged + 1):
             if plausible(buf, pos, n):
                 stop = pos + 4 + int.from_bytes(buf[pos:pos + 4], "big")
-                if stop == n or (n - stop >= self.judged and plausible(buf, stop, n)):
+                proven = self._proven(buf, stop, plausible)
+                if proven:
                     return pos
-                if stop > n or n - stop < self.judged:
+                if proven is None:
                     still.append((pos, stop))
         self.scanned = max(self.scanned, n - self.judged + 1)
         return None
+
+    def _proven(self, buf: bytes | bytearray, stop: int, plausible: Callable[[Any, int, int], bool]) -> bool | None:
+        """Whether a candidate frame ending at ``stop`` is proven (it ends where the bytes held end, or another
+        plausible frame starts there), refuted (False), or cannot be judged yet (None: its end, or the header after
+        it, lies beyond the bytes held)."""
+        n = len(buf)
+        if stop == n or (n - stop >= self.judged and plausible(buf, stop, n)):
+            return True
+        return None if stop > n or n - stop < self.judged else False
 
     def keep(self) -> int:
         """How many bytes can go (none of them starts a frame), the positions shifted to the bytes kept."""
