@@ -42,23 +42,23 @@ print(sum(calls.values()), "requests,", len({c for c, _, _ in calls}), "clients"
 
 
 def make_corpus(directory: Path, frames: int) -> int:
-    """``frames`` rows of the fixtures' traffic in ``FILES`` Parquet files; the number of rows written."""
+    """``frames`` rows of the fixtures' traffic in ``FILES`` Parquet files (the corpus format ``frames generate``
+    writes); the number of rows written."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from linter.codec import Codec
+    from linter.frames.corpus import WRITTEN
     from linter.frames.extract import Extraction
+    from linter.spark.schema import arrow_batch, columns
 
-    rows = [(row["api_key"], row["api_version"], row["direction"], row["correlation_id"], row["bytes"])
-            for row in Extraction(CAPTURES, Codec.load(str(SPECS)), None).rows()]
+    names = columns(WRITTEN)
+    rows = [tuple(row[name] for name in names) for row in Extraction(CAPTURES, Codec.load(str(SPECS)), None).rows()]
     directory.mkdir()
     per_file = frames // FILES
-    names = ["api_key", "api_version", "direction", "correlation_id", "bytes"]
-    types = [pa.int32(), pa.int32(), pa.string(), pa.int32(), pa.binary()]
     for number in range(FILES):
         chosen = [rows[i % len(rows)] for i in range(number * per_file, (number + 1) * per_file)]
-        table = pa.table([pa.array([row[i] for row in chosen], type=t) for i, t in enumerate(types)], names=names)
-        pq.write_table(table, directory / f"part-{number}.parquet")
+        pq.write_table(pa.Table.from_batches([arrow_batch(chosen, WRITTEN)]), directory / f"part-{number}.parquet")
     return per_file * FILES
 
 

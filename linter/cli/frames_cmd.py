@@ -57,6 +57,7 @@ def extract_command(captures: tuple[str, ...], specs: str, out: str, ports: tupl
         write_jsonl,
         write_parquet,
     )
+    from linter.frames.traffic import KAFKA_PORTS
     from linter.spark.output import atomic_file
 
     codec = Codec.load(specs, allow_invalid=allow_invalid)
@@ -65,7 +66,7 @@ def extract_command(captures: tuple[str, ...], specs: str, out: str, ports: tupl
     files = capture_files(captures)
     if not files:
         raise FramesInputError(f"{', '.join(captures)}: no packet capture here (pcap or pcapng, gzipped or not)")
-    extraction = Extraction(files, codec, frozenset(ports or (9092,)))
+    extraction = Extraction(files, codec, frozenset(ports) or KAFKA_PORTS)
     if out == "-":
         write_jsonl(extraction.rows(), sys.stdout)
     else:

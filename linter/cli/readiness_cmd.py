@@ -37,6 +37,7 @@ def readiness_command(inputs: tuple[str, ...], target: str | None, kafka_version
                       ports: tuple[int, ...], fmt: str, output: str | None, baseline: str | None,
                       write_baseline: str | None, master: str | None) -> None:
     """Say which clients break when the cluster they talk to moves to TARGET, from what they really sent."""
+    from linter.frames.traffic import KAFKA_PORTS
     from linter.readiness.baseline import baseline_text, read_baseline
     from linter.readiness.run import gather, sorted_inputs
     from linter.readiness.verdict import failing, report
@@ -52,8 +53,7 @@ def readiness_command(inputs: tuple[str, ...], target: str | None, kafka_version
 
         revision = read_revision(specs)
     accepted = read_baseline(baseline) if baseline else set()
-    usage = gather(sorted_inputs(inputs), revision, master=master,
-                   ports=frozenset(ports) if ports else frozenset({9092}))
+    usage = gather(sorted_inputs(inputs), revision, master=master, ports=frozenset(ports) or KAFKA_PORTS)
     document = report(chosen, usage, accepted=accepted)
     if write_baseline is not None:
         text = baseline_text(document)

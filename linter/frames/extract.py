@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linter.frames.capture import is_capture, packets
-from linter.frames.traffic import Tally
+from linter.frames.corpus import WRITTEN
+from linter.frames.traffic import KAFKA_PORTS, Tally
 from linter.parse.discovery import TooDeep, regular_files
 from linter.vocabulary import plural
 
@@ -32,8 +33,9 @@ if TYPE_CHECKING:
 
 # The columns a corpus extracted from captures has: the corpus's own, then where each frame was seen. Parquet
 # is written with this DDL's schema (``linter.spark.schema.arrow_schema``), JSON Lines with these keys.
-EXTRACTED = ("api_key INT, api_version INT, direction STRING, correlation_id INT, bytes BINARY, ts DOUBLE, "
-             "connection STRING, client_id STRING, software_name STRING, software_version STRING, problem STRING")
+SEEN = ("ts DOUBLE, connection STRING, client_id STRING, software_name STRING, software_version STRING, "
+        "problem STRING")  # where and from whom each frame was seen: the columns a capture adds to a corpus's
+EXTRACTED = f"{WRITTEN}, {SEEN}"
 WRITE_BATCH = 16384  # rows per Parquet row group
 
 
@@ -77,7 +79,7 @@ def captures_at(frames_path: str | os.PathLike[str]) -> list[str]:
 
 
 @contextmanager
-def as_corpus(frames_path: str | os.PathLike[str], codec: Codec, ports: frozenset[int] | None = frozenset({9092}),
+def as_corpus(frames_path: str | os.PathLike[str], codec: Codec, ports: frozenset[int] | None = KAFKA_PORTS,
               on_summary: Callable[[str], None] | None = None, captures: list[str] | None = None) -> Iterator[Path]:
     """FRAMES as a corpus of rows: captures are extracted once into a temporary JSON Lines file (the one
     corpus reader then serves them as any corpus; ``on_summary`` hears the extraction's summary line), anything
@@ -104,7 +106,7 @@ class Extraction:
 
     captures: Sequence[str]
     codec: Codec
-    ports: frozenset[int] | None = frozenset({9092})
+    ports: frozenset[int] | None = KAFKA_PORTS
     tally: Tally = field(default_factory=Tally)
     frames: int = 0
 
@@ -191,19 +193,12 @@ def write_parquet(rows: Iterable[dict[str, Any]], path: Path) -> None:
     """Rows to one Parquet file of ``EXTRACTED``'s schema, a row group per ``WRITE_BATCH`` rows."""
     import pyarrow.parquet as pq
 
-    from linter.spark.schema import arrow_batch, arrow_schema, columns
+    from linter.spark.schema import arrow_batches, arrow_schema
 
-    names = columns(EXTRACTED)
     with pq.ParquetWriter(path, arrow_schema(EXTRACTED)) as writer:
-        batch: list[tuple[Any, ...]] = []
-        for row in rows:
-            batch.append(tuple(row.get(name) for name in names))
-            if len(batch) >= WRITE_BATCH:
-                writer.write_batch(arrow_batch(batch, EXTRACTED))
-                batch = []
-        if batch:
-            writer.write_batch(arrow_batch(batch, EXTRACTED))
+        for batch in arrow_batches(rows, EXTRACTED, WRITE_BATCH):
+            writer.write_batch(batch)
 
 
-__all__ = ["EXTRACTED", "Extraction", "as_corpus", "capture_files", "captures_at", "in_reading_order", "json_line", "summary_line",
+__all__ = ["EXTRACTED", "SEEN", "Extraction", "as_corpus", "capture_files", "captures_at", "in_reading_order", "json_line", "summary_line",
            "write_jsonl", "write_parquet"]

@@ -34,14 +34,13 @@ from typing import NamedTuple
 
 from linter.codec import Codec
 from linter.codec.wire import read_uvarint
+from linter.frames.corpus import REQUEST_START
 
 MAX_FRAME = 100 * 1024 * 1024  # socket.request.max.bytes' default (SocketServerConfigs, above)
 PRODUCE, API_VERSIONS, SASL_HANDSHAKE = 0, 18, 17
 UNSUPPORTED_VERSION = 35
 VERSIONS_AHEAD = 3  # a version this far above the specs' highest is still plausible (a newer client)
 TLS_RECORD = 0x16  # a TLS handshake record: 0x16 0x03 0x00-0x04
-START = struct.Struct(">ihhi")  # size, apiKey, apiVersion, correlationId
-SIZE_AND_ID = struct.Struct(">ii")  # size, correlationId (a response's start)
 INT16 = struct.Struct(">h")
 API_VERSIONS_V0 = struct.Struct(">ihi")  # correlationId, errorCode, array length (after the size)
 
@@ -86,10 +85,10 @@ class Requests:
     def plausible(self, buf: bytes | bytearray | memoryview, pos: int, end: int) -> bool:
         """Whether ``buf[pos:end]`` starts with a request header the specs know: a size within the cap, a known
         API at a plausible version, a non-negative correlation id, a client id that fits in the frame."""
-        if end - pos < START.size:
+        if end - pos < REQUEST_START.size:
             return False
         size: int
-        size, key, version, correlation = START.unpack_from(buf, pos)
+        size, key, version, correlation = REQUEST_START.unpack_from(buf, pos)
         if not 8 <= size <= MAX_FRAME or correlation < 0 or not 0 <= version <= self.highest.get(key, -1):
             return False
         if self.header_version(key, version) == 0:
@@ -102,7 +101,7 @@ class Requests:
     def header(self, frame: bytes) -> Header:
         """The request header of a whole frame (its plausibility checked before); the client id decoded as
         UTF-8, undecodable bytes replaced."""
-        _, key, version, correlation = START.unpack_from(frame)
+        _, key, version, correlation = REQUEST_START.unpack_from(frame)
         header_version = self.header_version(key, version) if key in self.highest else 1
         if header_version == 0 or len(frame) < 14:
             return Header(key, version, correlation, None, 12)
@@ -184,5 +183,5 @@ def endpoint(address: tuple[str, int]) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
-__all__ = ["API_VERSIONS", "MAX_FRAME", "PRODUCE", "SASL_HANDSHAKE", "SIZE_AND_ID", "START", "Header", "Requests",
+__all__ = ["API_VERSIONS", "MAX_FRAME", "PRODUCE", "SASL_HANDSHAKE", "Header", "Requests",
            "endpoint", "is_tls", "skip_tagged", "v0_error_layout"]

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from linter.frames.corpus import JSON_INPUT
 from linter.frames.decode import loaded
-from linter.frames.extract import Extraction, summary_line
-from linter.frames.traffic import Tally
-from linter.spark.schema import arrow_batch, columns
+from linter.frames.extract import SEEN, Extraction, summary_line
+from linter.frames.traffic import KAFKA_PORTS, Tally
+from linter.spark.schema import arrow_batches
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -34,8 +34,7 @@ if TYPE_CHECKING:
     from linter.compat.revision import Revision
 
 # The rows of capture_frames: a corpus's input columns (``hex`` and ``corrupt`` null), then the extraction's own.
-CAPTURED = (f"{JSON_INPUT}, ts DOUBLE, connection STRING, client_id STRING, software_name STRING, "
-            "software_version STRING, problem STRING")
+CAPTURED = f"{JSON_INPUT}, {SEEN}"
 BATCH = 4096  # rows per Arrow batch a task hands Spark
 # Above this many bytes of captures (on disk), size --frames and replay read them on Spark without --master. A
 # capture extracts at ~15 MB/s on one core (docs/performance.md, Captures): 1 GB is ~70 s in this process, where
@@ -81,7 +80,7 @@ class CaptureTallies:
 
 
 def capture_frames(spark: SparkSession, captures: list[str], specs: Revision, allow_invalid: bool = False,
-                   ports: frozenset[int] | None = frozenset({9092}), tallies: CaptureTallies | None = None) -> DataFrame:
+                   ports: frozenset[int] | None = KAFKA_PORTS, tallies: CaptureTallies | None = None) -> DataFrame:
     """The frames of ``captures`` (``capture_files``' order) as a DataFrame of ``CAPTURED``, cut with ``specs``
     (``allow_invalid``: as ``Codec.load``'s), one partition per file in that order; ``tallies`` hears what each
     file's task could not use."""
@@ -95,30 +94,16 @@ def extract_batches(specs: Revision, allow_invalid: bool, ports: frozenset[int] 
                     accumulator: Accumulator[dict[int, FileTally]] | None
                     ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The mapInArrow function: (file number, path) rows in, each file's frames out, a batch at a time."""
-    names = columns(CAPTURED)
-
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         codec = loaded(specs, allow_invalid, freeze=True).codec
         for batch in batches:
             for number, path in zip(batch.column("file").to_pylist(), batch.column("path").to_pylist()):
                 extraction = Extraction([path], codec, ports)
-                yield from _batches(extraction.rows(), names)
+                yield from arrow_batches(extraction.rows(), CAPTURED, BATCH)
                 if accumulator is not None:
                     accumulator.add({number: (extraction.frames, list(extraction.tally.items()))})
 
     return run
-
-
-def _batches(rows: Iterator[dict[str, Any]], names: list[str]) -> Iterator[pa.RecordBatch]:
-    """Rows as Arrow batches of ``CAPTURED``, ``BATCH`` rows each (the last shorter)."""
-    batch: list[tuple[Any, ...]] = []
-    for row in rows:
-        batch.append(tuple(row.get(name) for name in names))
-        if len(batch) >= BATCH:
-            yield arrow_batch(batch, CAPTURED)
-            batch = []
-    if batch:
-        yield arrow_batch(batch, CAPTURED)
 
 
 __all__ = ["BATCH", "CAPTURED", "CAPTURES_ON_SPARK", "CaptureTallies", "capture_frames", "captures_on_spark",

@@ -24,24 +24,20 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from linter.codec import Codec
-from linter.frames.corpus import REQUEST, RESPONSE
+from linter.frames.corpus import REQUEST, REQUEST_START, RESPONSE, RESPONSE_START
 from linter.frames.kafka_facts import (
     API_VERSIONS,
     MAX_FRAME,
     PRODUCE,
     SASL_HANDSHAKE,
-    SIZE_AND_ID,
-    START,
     Header,
     Requests,
     endpoint,
     is_tls,
     v0_error_layout,
 )
-from linter.frames.traffic import Flow, Segment, Tally
+from linter.frames.traffic import KAFKA_PORTS, Flow, Segment, Tally
 
-ROW_COLUMNS = ("api_key", "api_version", "direction", "correlation_id", "bytes", "ts", "connection", "client_id",
-               "software_name", "software_version", "problem")
 MAX_OUTSTANDING = 10_000  # requests awaiting a response, per connection
 NON_KAFKA, TLS, SASL = "non-Kafka flows", "TLS connections", "SASL raw tokens"
 SKIPPED, REFUSED = "bytes skipped (no frame boundary)", f"frame sizes refused (≤ 0 or above {MAX_FRAME:,})"
@@ -156,7 +152,7 @@ class KafkaStreams:
     [('request', 1000, 7, '10.0.0.1:40000 > 10.0.0.2:9092', 'me')]
     """
 
-    def __init__(self, codec: Codec, tally: Tally, ports: frozenset[int] | None = frozenset({9092})) -> None:
+    def __init__(self, codec: Codec, tally: Tally, ports: frozenset[int] | None = KAFKA_PORTS) -> None:
         self.requests = Requests(codec)
         self.tally = tally
         self.ports = ports
@@ -315,7 +311,7 @@ class KafkaStreams:
         else:  # a response: a size then an outstanding request's correlation id, proven by where it ends
             assert stream.conn is not None
             outstanding = stream.conn.outstanding
-            search = stream.search = stream.search or _Search(SIZE_AND_ID.size)
+            search = stream.search = stream.search or _Search(RESPONSE_START.size)
             start = search.advance(buf, lambda data, pos, end: _response_start(data, pos, end, outstanding))
             cut = start if start is not None else search.keep()
         self.tally[SKIPPED] += cut
@@ -351,7 +347,7 @@ class KafkaStreams:
                 self.tally[SASL] += 1
                 return None
             conn.sasl_client = False
-        header = requests.header(frame) if len(frame) >= START.size else None
+        header = requests.header(frame) if len(frame) >= REQUEST_START.size else None
         if header is None:
             return _row(conn, REQUEST, None, None, None, frame, ts, None, "a request needs 12 bytes at least")
         if header.api_key == API_VERSIONS and header.api_version >= 3:
@@ -375,7 +371,7 @@ class KafkaStreams:
         outstanding[header.correlation_id] = (header.api_key, header.api_version, header.client_id)
 
     def _response(self, conn: _Connection, frame: bytes, ts: float) -> dict[str, Any] | None:
-        correlation = SIZE_AND_ID.unpack_from(frame)[1] if len(frame) >= SIZE_AND_ID.size else None
+        correlation = RESPONSE_START.unpack_from(frame)[1] if len(frame) >= RESPONSE_START.size else None
         request = conn.outstanding.pop(correlation, None) if correlation is not None else None
         if request is None and correlation in conn.silent:
             self.tally[ACKS_ZERO_ANSWERED] += 1
@@ -405,9 +401,9 @@ class KafkaStreams:
 
 def _response_start(buf: bytes | bytearray, pos: int, end: int, outstanding: dict[int, Any]) -> bool:
     """Whether a response may start at ``pos``: a size Kafka allows, then a correlation id awaiting its response."""
-    if end - pos < SIZE_AND_ID.size:
+    if end - pos < RESPONSE_START.size:
         return False
-    size, correlation = SIZE_AND_ID.unpack_from(buf, pos)
+    size, correlation = RESPONSE_START.unpack_from(buf, pos)
     return 4 <= size <= MAX_FRAME and correlation in outstanding
 
 
@@ -418,4 +414,4 @@ def _row(conn: _Connection, direction: str, api_key: int | None, api_version: in
             "bytes": frame, "ts": ts, "connection": conn.name, "client_id": client_id, "software_name": name,
             "software_version": version, "problem": problem}
 
-__all__ = ["MAX_OUTSTANDING", "ROW_COLUMNS", "KafkaStreams"]
+__all__ = ["MAX_OUTSTANDING", "KafkaStreams"]

@@ -16,6 +16,7 @@ from collections import Counter
 from typing import NamedTuple
 
 Address = tuple[str, int]
+KAFKA_PORTS = frozenset({9092})  # Kafka's default listener port: the flows read as Kafka unless --port says
 
 
 class Flow(NamedTuple):
@@ -68,4 +69,4 @@ class Tally(Counter[str]):
         return ", ".join(f"{reason}: {count:,}" for reason, count in self.items() if count)
 
 
-__all__ = ["Address", "Flow", "Packet", "Segment", "Tally"]
+__all__ = ["KAFKA_PORTS", "Address", "Flow", "Packet", "Segment", "Tally"]

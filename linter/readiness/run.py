@@ -21,6 +21,7 @@ from linter.frames.corpus import BadFrame, frame_of, read_rows, spark_files
 from linter.frames.decode import loaded
 from linter.frames.errors import FramesInputError
 from linter.frames.extract import Extraction, in_reading_order
+from linter.frames.traffic import KAFKA_PORTS
 from linter.parse.discovery import regular_files
 from linter.readiness.request_log import is_request_log, read_request_log
 from linter.readiness.usage import FrameReader, Usage
@@ -107,7 +108,7 @@ def _read_corpus(corpus: str, reader: FrameReader) -> None:
 
 
 def gather(inputs: Inputs, specs: Revision | None, *, master: str | None = None,
-           ports: frozenset[int] | None = frozenset({9092})) -> Usage:
+           ports: frozenset[int] | None = KAFKA_PORTS) -> Usage:
     """The usage of every input: in this process unless ``master`` is given or the inputs are large. ``specs``
     cut captures and corpora (None: request logs only); they only read headers and ApiVersions, so a spec file
     the codec refuses is left out (``allow_invalid``) rather than refusing the run."""

@@ -6,6 +6,7 @@ dataset under ``--out`` has exactly these columns, in this order.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -103,6 +104,24 @@ def arrow_batch(rows: list[tuple[Any, ...]], ddl: str) -> pa.RecordBatch:
     columns: list[tuple[Any, ...]] = list(zip(*rows)) if rows else [()] * len(schema)
     return pyarrow.RecordBatch.from_arrays([pyarrow.array(column, field.type) for column, field in zip(columns, schema)],
                                            schema=schema)
+
+
+def arrow_batches(rows: Iterable[Mapping[str, Any]], ddl: str, size: int) -> Iterator[pa.RecordBatch]:
+    """Rows (mappings of column names; a missing column is null) as Arrow batches of the DDL's schema, ``size``
+    rows each (the last shorter): a stream of rows written or handed to Spark with bounded memory.
+
+    >>> [batch.num_rows for batch in arrow_batches([{"n": 1}, {"n": 2}, {}], "n BIGINT, s STRING", 2)]
+    [2, 1]
+    """
+    names = columns(ddl)
+    batch: list[tuple[Any, ...]] = []
+    for row in rows:
+        batch.append(tuple(row.get(name) for name in names))
+        if len(batch) >= size:
+            yield arrow_batch(batch, ddl)
+            batch = []
+    if batch:
+        yield arrow_batch(batch, ddl)
 
 
 def _arrow_type(arrow: ModuleType, kind: str) -> pa.DataType:

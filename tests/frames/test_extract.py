@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import dpkt
+import pyarrow.parquet as pq
 import pytest
 from conftest import REPO_ROOT, require_shared
 from hypothesis import given as hypothesis_given
@@ -192,6 +193,12 @@ def test_the_command_writes_json_lines_and_says_what_it_read(tmp_path: Path) -> 
     again = subprocess.run([sys.executable, "-m", "linter.cli.main", "frames", "extract", str(WHOLE[0]),
                             "--specs", str(specs), "-o", str(out)], capture_output=True, text=True, check=False)
     assert again.returncode == 2 and "exists" in again.stderr  # never over an output without --overwrite
+    parquet = tmp_path / "frames.parquet"
+    result = subprocess.run([sys.executable, "-m", "linter.cli.main", "frames", "extract", str(WHOLE[0]),
+                             "--specs", str(specs), "-o", str(parquet)], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    table = pq.read_table(parquet).to_pylist()  # the same rows as the JSON Lines, bytes as bytes
+    assert [{**{k: v for k, v in row.items() if k != "bytes"}, "hex": row["bytes"].hex()} for row in table] == lines
 
 
 def test_what_is_not_a_capture_is_one_line_and_exit_2(tmp_path: Path) -> None:

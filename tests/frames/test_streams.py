@@ -14,9 +14,11 @@ from conftest import require_shared
 
 from linter.codec import Codec
 from linter.frames import streams as streams_mod
+from linter.frames.extract import EXTRACTED
 from linter.frames.kafka_facts import MAX_FRAME
-from linter.frames.streams import ROW_COLUMNS, KafkaStreams
+from linter.frames.streams import KafkaStreams
 from linter.frames.traffic import Flow, Segment, Tally
+from linter.spark.schema import columns
 
 CLIENT, OTHER, BROKER = ("10.0.0.1", 40000), ("10.0.0.3", 41000), ("10.0.0.2", 9092)
 UP, DOWN = Flow(CLIENT, BROKER), Flow(BROKER, CLIENT)
@@ -72,7 +74,7 @@ def test_requests_and_responses_are_matched_across_interleaved_connections(codec
     assert {row["software_name"] for row in rows if row["connection"] == rows[0]["connection"]} == {"librdkafka"}
     assert {row["software_version"] for row in rows if row["client_id"] == "other"} == {None}
     assert [row["ts"] for row in rows] == [1.0, 1.1, 1.2, 1.3, 1.4, 1.4]
-    assert all(set(row) == set(ROW_COLUMNS) and row["problem"] is None for row in rows) and not tally.line()
+    assert all(set(row) == set(columns(EXTRACTED)) and row["problem"] is None for row in rows) and not tally.line()
 
 
 def test_a_frame_split_into_many_segments_and_many_frames_in_one_give_the_same_rows(codec: Codec) -> None:
