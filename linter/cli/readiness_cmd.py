@@ -4,15 +4,13 @@ it), 0 otherwise, 2 for usage errors."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
 
 from linter.cli.common import NonEmptyPath, emit, non_empty, refuse_overlap
 from linter.escape import printable
-
-FORMATS = ("text", "json", "markdown", "html")
+from linter.readiness.formats import FORMATS, render
 
 
 @click.command("readiness")
@@ -38,7 +36,7 @@ def readiness_command(inputs: tuple[str, ...], target: str | None, kafka_version
                       write_baseline: str | None, master: str | None) -> None:
     """Say which clients break when the cluster they talk to moves to TARGET, from what they really sent."""
     from linter.frames.traffic import KAFKA_PORTS
-    from linter.readiness.baseline import baseline_text, read_baseline
+    from linter.readiness.baseline import baseline_clients, baseline_text, read_baseline
     from linter.readiness.run import gather, sorted_inputs
     from linter.readiness.verdict import failing, report
 
@@ -56,11 +54,10 @@ def readiness_command(inputs: tuple[str, ...], target: str | None, kafka_version
     usage = gather(sorted_inputs(inputs), revision, master=master, ports=frozenset(ports) or KAFKA_PORTS)
     document = report(chosen, usage, accepted=accepted)
     if write_baseline is not None:
-        text = baseline_text(document)
-        emit(text, write_baseline)
-        click.echo(printable(f"wrote {write_baseline}: {len(json.loads(text)['clients'])} clients"), err=True)
+        emit(baseline_text(document), write_baseline)
+        click.echo(printable(f"wrote {write_baseline}: {len(baseline_clients(document))} clients"), err=True)
         return
-    emit(_rendered(document, fmt), output)
+    emit(render(document, fmt), output)
     raise SystemExit(1 if failing(document) else 0)
 
 
@@ -72,22 +69,6 @@ def _target(target: str | None, kafka_version: str | None) -> tuple[Any, Any]:
     from linter.readiness.releases import release_target
 
     return release_target(kafka_version or ""), None
-
-
-def _rendered(document: dict[str, Any], fmt: str) -> str:
-    if fmt == "json":
-        return json.dumps(document, indent=2, ensure_ascii=True) + "\n"
-    if fmt == "markdown":
-        from linter.readiness.markdown import markdown_report
-
-        return markdown_report(document)
-    if fmt == "html":
-        from linter.readiness.html import html_report
-
-        return html_report(document)
-    from linter.readiness.text import text_report
-
-    return text_report(document)
 
 
 __all__ = ["readiness_command"]

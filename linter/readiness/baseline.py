@@ -6,11 +6,11 @@ version, as ``--write-baseline`` writes them from a run (every client that break
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
 from linter.errors import KrpcLintError
+from linter.escape import json_text
 from linter.parse.bounded_json import load_json
 from linter.parse.files import read_regular
 from linter.readiness.usage import ClientKey
@@ -44,10 +44,14 @@ def read_baseline(path: str | os.PathLike[str]) -> set[ClientKey]:
     return accepted
 
 
+def baseline_clients(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The clients a baseline of this run accepts: every client that is not ready, by its three keys."""
+    return [{key: client[key] for key in KEYS} for client in report["clients"] if client["verdict"] != "ready"]
+
+
 def baseline_text(report: dict[str, Any]) -> str:
-    """The baseline of a run: every client that is not ready."""
-    clients = [{key: client[key] for key in KEYS} for client in report["clients"] if client["verdict"] != "ready"]
-    return json.dumps({"schema": SCHEMA, "target": report["target"]["name"], "clients": clients}, indent=2) + "\n"
+    """The baseline of a run, as JSON (escaped as krpc-lint's JSON outputs are: client ids come from the wire)."""
+    return json_text({"schema": SCHEMA, "target": report["target"]["name"], "clients": baseline_clients(report)})
 
 
-__all__ = ["BaselineError", "baseline_text", "read_baseline"]
+__all__ = ["BaselineError", "baseline_clients", "baseline_text", "read_baseline"]

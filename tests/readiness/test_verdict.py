@@ -3,6 +3,8 @@ deciding between a break and a risk, the report's order and counts, and merging 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from linter.readiness.target import ApiRange, Target
@@ -129,3 +131,16 @@ def test_client_host() -> None:
     assert client_host("10.1.2.3:5 > 10.0.0.1:9092") == "10.1.2.3"
     assert client_host("[fe80::1]:5 > [fe80::2]:9092") == "fe80::1"
     assert client_host("") is None
+
+
+def test_the_json_format_escapes_what_the_wire_may_carry() -> None:
+    """A client id is the client's to choose: in JSON it cannot start a CI workflow command or hide behind bidi
+    characters, and the document still reads back to the same values."""
+    from linter.readiness.formats import render
+
+    hostile = "x\n##[error]pwned \u202e"
+    usage = Usage()
+    usage.call((hostile, "sw", "1"), 0, 2, None)
+    text = render(report(TARGET, usage), "json")
+    assert "##[" not in text and "\u202e" not in text
+    assert json.loads(text)["clients"][0]["client_id"] == hostile
