@@ -68,12 +68,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from support import tshark
+from support.old_clients import OLD_CLIENTS
 
 KAFKAJS = "kafkajs@2.2.4"
 MESSAGES = 100  # per acks setting; consumers read twice as many
 CONSUME_SECONDS = (2.0, 10.0)  # keep polling at least this long (heartbeats), never longer than that
 CLIENT_TIMEOUT = 90
-OLD_NAMES = ["kafka-python-0_10", "librdkafka-0_9"]  # pinned to protocol versions a Kafka 4 broker refuses
+OLD_NAMES = list(OLD_CLIENTS)  # pinned to protocol versions a Kafka 4 broker refuses (tests/support/old_clients.py)
 NAMES = ["confluent-kafka", "kafka-python", "aiokafka", "kafkajs", *OLD_NAMES]
 LIBRDKAFKA_0_9 = {"api.version.request": False, "broker.version.fallback": "0.9.0"}
 

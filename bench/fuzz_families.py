@@ -268,10 +268,10 @@ def family_nesting(runner: Runner, campaign: Campaign, specs: list[tuple[str, st
                 {"name": f"C{i}", "versions": "0+", "fields": [{"name": "Next", "type": f"C{i + 1}" if i < levels
                                                                 else "int32", "versions": "0+", "about": "x"}]}
                 for i in range(1, levels + 1))]
-            data = json.dumps(spec).encode("utf-8", "surrogatepass")
+            data = encoded(json.dumps(spec))
             campaign.run(f"nesting #{index} (a chain of {levels} struct types, seed {seed})",
-                         lambda n=name, t=text, d=data: runner.lint_and_compat({n: t.encode("utf-8", "surrogatepass")},
-                                                                               {n: d}), {name: data})
+                         lambda n=name, t=text, d=data: runner.lint_and_compat({n: encoded(t)}, {n: d}),
+                         {"old " + name: encoded(text), "new " + name: data})  # replayed as lint and compat
             continue
         if what == "spec":
             spec = loaded(text) or {}

@@ -9,22 +9,13 @@ The frames reader's own checks against these files come with it.
 
 from __future__ import annotations
 
-import importlib.util
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT, unavailable
+from conftest import unavailable
 from support import old_clients, tshark
-from support.old_clients import (
-    OLD_CLIENTS,
-    can_capture_on_loopback,
-    make_captures,
-    why_not_live,
-)
+from support.old_clients import CAPTURES, OLD_CLIENTS, make_captures, why_not_live
 
-CAPTURES = REPO_ROOT / "fixtures" / "captures"
 MODERN = ["confluent-kafka", "kafka-python", "aiokafka", "kafkajs", "confluent-kafka-any", "confluent-kafka-snaplen96"]
 NAMES = MODERN + list(OLD_CLIENTS)
 PCAP_MAGIC = {bytes.fromhex(m) for m in ("a1b2c3d4", "d4c3b2a1", "a1b23c4d", "4d3cb2a1", "0a0d0d0a")}
@@ -125,21 +116,14 @@ def test_live_tshark_reads_what_was_committed(name: str) -> None:
 
 def test_capture_made_again(tmp_path: Path) -> None:
     """bench/captures.py makes the aiokafka capture again: the same requests at the same versions."""
-    reason = can_capture_on_loopback()
-    if reason is None and not all(importlib.util.find_spec(m) for m in ("confluent_kafka", "aiokafka")):
-        reason = "confluent-kafka and aiokafka (the test extras) are not installed"
+    reason = why_not_live(("confluent_kafka", "aiokafka"))
     if reason is not None:
         unavailable(reason)
-    done = subprocess.run([sys.executable, str(REPO_ROOT / "bench" / "captures.py"), str(tmp_path),
-                           "--clients", "aiokafka", "--no-variants"],
-                          capture_output=True, text=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stdout + done.stderr
-    made = tmp_path / "aiokafka.pcap"
+    (made,) = make_captures(tmp_path, ("aiokafka",))
     assert made.read_bytes()[:4] in PCAP_MAGIC
     if tshark.available():
-        live = {(p["api_key"], p["api_version"]) for p in tshark.committed(made)["pdus"] if p["kind"] == "request"}
-        kept = {(p["api_key"], p["api_version"]) for p in tshark.committed(capture("aiokafka"))["pdus"]
-                if p["kind"] == "request"}
+        live = request_pairs(tshark.committed(made)["pdus"])
+        kept = request_pairs(tshark.committed(capture("aiokafka"))["pdus"])
         assert {kv for kv in live if kv[0] in EVERY_CLIENT} == {kv for kv in kept if kv[0] in EVERY_CLIENT}
 
 

@@ -19,7 +19,8 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CAPTURES = REPO_ROOT / "fixtures" / "captures"
 SCRIPT = REPO_ROOT / "bench" / "captures.py"
-#: the scenario names of bench/captures.py (OLD_NAMES there); no dots: a sidecar is named by what precedes one
+#: the old-client scenarios of bench/captures.py, which takes its OLD_NAMES from here; no dots: a sidecar is
+#: named by what precedes one
 OLD_CLIENTS: tuple[str, ...] = ("kafka-python-0_10", "librdkafka-0_9")
 CLIENT_MODULES = ("confluent_kafka", "kafka")  # confluent-kafka also runs the mock broker
 TIMEOUT = 300
@@ -42,11 +43,12 @@ def can_capture_on_loopback() -> str | None:
         probe.wait(10)
 
 
-def why_not_live() -> str | None:
-    """Why the old clients cannot be captured here, or None when they can."""
+def why_not_live(modules: tuple[str, ...] = CLIENT_MODULES) -> str | None:
+    """Why clients (the old ones by default; ``modules``: the Python modules a scenario needs) cannot be
+    captured here, or None when they can."""
     reason = can_capture_on_loopback()
-    if reason is None and not all(importlib.util.find_spec(module) for module in CLIENT_MODULES):
-        reason = "confluent-kafka and kafka-python (the test extras) are not installed"
+    if reason is None and not all(importlib.util.find_spec(module) for module in modules):
+        reason = f"{', '.join(modules)} (the test extras) are not installed"
     return reason
 
 
@@ -55,13 +57,14 @@ def committed_captures() -> list[Path]:
     return [CAPTURES / f"{name}.pcap" for name in OLD_CLIENTS]
 
 
-def make_captures(out_dir: Path) -> list[Path]:
-    """Run bench/captures.py for the old clients into ``out_dir``, with tshark's reading beside each capture
-    (``NAME.tshark.jsonl``) where tshark is installed, as for the fixtures; AssertionError if it fails."""
-    done = subprocess.run([sys.executable, str(SCRIPT), str(out_dir), "--clients", *OLD_CLIENTS, "--no-variants"],
+def make_captures(out_dir: Path, names: tuple[str, ...] = OLD_CLIENTS) -> list[Path]:
+    """Run bench/captures.py for the scenarios ``names`` (the old clients by default) into ``out_dir``, with
+    tshark's reading beside each capture (``NAME.tshark.jsonl``) where tshark is installed, as for the fixtures;
+    AssertionError if it fails."""
+    done = subprocess.run([sys.executable, str(SCRIPT), str(out_dir), "--clients", *names, "--no-variants"],
                           capture_output=True, text=True, timeout=TIMEOUT, check=False)
     assert done.returncode == 0, f"bench/captures.py failed:\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
-    made = [out_dir / f"{name}.pcap" for name in OLD_CLIENTS]
+    made = [out_dir / f"{name}.pcap" for name in names]
     missing = [path.name for path in made if not path.is_file() or path.stat().st_size == 0]
     assert not missing, f"bench/captures.py exited 0 without writing {missing}:\n{done.stdout[-3000:]}"
     return made
