@@ -384,8 +384,9 @@ def audit(repo: str, out: str, *, refs: Iterable[str] = (), paths: Iterable[str]
     branch (local and remote-tracking, as Kafka's release branches are in a clone) to ``refs``."""
     from linter.spark.session import require_pyspark, session
 
-    if spark is None:
-        require_pyspark()  # before any work: a missing extra or Java is the first thing to say
+    if spark is None and master is not None:
+        require_pyspark()  # Spark is certain: a missing extra or Java is the first thing to say (else ``session``
+        # says it once a large history is read; a small one runs without Spark)
     progress = progress or Silent()
     started = time.monotonic()
     with atomic_directory(out, overwrite=overwrite, inputs=[repo], reads=reads_history) as work_dir:

@@ -67,7 +67,7 @@ from linter.replay.frame import OUTCOMES, SAME
 from linter.replay.in_process import replay_here
 from linter.spark import schema
 from linter.spark.output import atomic_directory, write_parquet
-from linter.spark.session import IN_PROCESS, require_pyspark, session
+from linter.spark.session import IN_PROCESS, session
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -112,9 +112,7 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
     """
     if in_process is None:
         in_process = not on_spark(frames_path, master)
-    here = spark is None and in_process
-    if spark is None and not here:
-        require_pyspark()
+    here = spark is None and in_process  # (else ``session`` says what is missing before any Spark work)
     old, new = read_specs(old_specs), read_specs(new_specs)
     skipped = tuple(sorted({Path(name).name for specs in (old, new)
                             for name in loaded(specs, allow_invalid).codec.skipped}))

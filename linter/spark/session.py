@@ -7,6 +7,7 @@ importable: in local mode and on a standalone cluster on this host they use this
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import shutil
@@ -34,8 +35,11 @@ class SparkUnavailable(KrpcLintError, RuntimeError):
     """PySpark or Java is missing: the message says what to install."""
 
 
+@functools.cache
 def require_pyspark() -> None:
-    """Fail early, with the fix, when the ``spark`` extra or Java is missing."""
+    """Fail early, with the fix, when the ``spark`` extra or Java is missing. Checked once a process when
+    they are there (a failure is not remembered): ``java -version`` is a JVM start, and a command that checks
+    before its first line of output checks again in ``session``."""
     try:
         importlib.import_module("pyspark")
     except ImportError:

@@ -264,15 +264,40 @@ def test_audit_of_this_repository_writes_a_report_that_parses_strictly(tmp_path:
     assert json.loads((out / "summary.json").read_text())["globs"] == "**/*.json"
 
 
-@pytest.mark.parametrize("command", [["audit", str(REPO_ROOT)],
+def without_pyspark(command: list[str]) -> subprocess.CompletedProcess[str]:
+    """``krpc-lint COMMAND`` in a fresh process where ``import pyspark`` fails."""
+    code = f"import sys; sys.modules['pyspark'] = None; from linter.cli.main import main; main({command!r})"
+    return subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, check=False, text=True)
+
+
+# --master: Spark is certain, so the missing extra is said before any work (an audit without it reads the history
+# first: see the tests below)
+@pytest.mark.parametrize("command", [["audit", str(REPO_ROOT), "--master", "local[1]"],
                                      ["replay", "README.md", "--specs", "fixtures/valid", "--against", "fixtures/valid"]])
 def test_without_pyspark_the_pipeline_commands_say_how_to_install_it(tmp_path: Path, command: list[str]) -> None:
-    code = ("import sys; sys.modules['pyspark'] = None; from linter.cli.main import main; "
-            f"main({[*command, '--out', str(tmp_path / 'a')]!r})")
-    result = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, check=False, text=True)
+    result = without_pyspark([*command, "--out", str(tmp_path / "a")])
     assert result.returncode == 2
     assert result.stderr == "krpc-lint: error: the pipeline needs PySpark: pip install 'krpc-lint[spark]'\n"
     assert not (tmp_path / "a").exists()
+
+
+def test_without_pyspark_a_large_history_is_read_then_refused(tmp_path: Path) -> None:
+    """This repository's history is above IN_PROCESS_UNITS: Spark is needed once it is read."""
+    result = without_pyspark(["audit", str(REPO_ROOT), "--out", str(tmp_path / "a")])
+    assert result.returncode == 2
+    assert result.stderr.startswith("krpc-lint: reading the history\n")
+    assert result.stderr.endswith("starting Spark\n"
+                                  "krpc-lint: error: the pipeline needs PySpark: pip install 'krpc-lint[spark]'\n")
+    assert not (tmp_path / "a").exists()
+
+
+def test_without_pyspark_a_small_history_is_audited_in_this_process(history_repo: dict[str, str],
+                                                                     tmp_path: Path) -> None:
+    """As AUDIT_MASTER_HELP says: the extra was required before the history was read, even when no Spark ran."""
+    result = without_pyspark(["audit", history_repo["repo"], "--out", str(tmp_path / "a")])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0].endswith(" s in this process (a small history: no Spark)")
+    assert json.loads((tmp_path / "a" / "summary.json").read_text())["master"] == "in-process"
 
 
 def test_a_spark_run_prints_no_jvm_noise(history_repo: dict[str, str], tmp_path: Path) -> None:
