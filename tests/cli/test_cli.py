@@ -110,6 +110,32 @@ def test_startup_imports_no_heavy_modules(tmp_path):
     assert result.returncode == 0, result.stderr
 
 
+def _loaded_by(cwd: Path, *args: str, **env: str) -> tuple[int, set[str]]:
+    """The exit code of ``krpc-lint ARGS`` and the modules its process holds when it ends (the real entry point,
+    in a child)."""
+    code = ("import json, sys\nfrom linter.cli.main import main\n"
+            f"sys.argv = ['krpc-lint', *{list(args)!r}]\n"
+            "try:\n    main()\nexcept SystemExit as exc:\n    status = exc.code\n"
+            "print(json.dumps([status, sorted(sys.modules)]))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=_env(**env), capture_output=True, check=False,
+                            text=True, timeout=60)
+    status, modules = json.loads(result.stdout.splitlines()[-1])
+    return status, set(modules)
+
+
+def test_a_config_is_checked_by_the_shipped_validator(tmp_path):
+    # The generated validator of config.schema.json answers: no schema compiled (that would load RE2 for its
+    # patterns), no jsonschema (it only explains a refused config).
+    write_spec(tmp_path / "specs", GOOD_SPEC)
+    (tmp_path / "pyproject.toml").write_text('[tool.krpc-lint]\nignore = ["missing-about"]\n', encoding="utf-8")
+    cache = str(tmp_path / "cache")
+    assert krpc(tmp_path, "lint", "specs", KRPC_LINT_CACHE_DIR=cache).returncode == 0  # the lint cache warmed
+    status, loaded = _loaded_by(tmp_path, "lint", "specs", KRPC_LINT_CACHE_DIR=cache)
+    assert status == 0
+    assert "linter.engine._config_validator" in loaded
+    assert not loaded & {"re2", "jsonschema", "rich", "networkx"}
+
+
 def test_version(tmp_path):
     result = krpc(tmp_path, "--version")
     assert result.returncode == 0

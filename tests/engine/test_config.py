@@ -4,6 +4,7 @@ documents each, ``Config`` has a field for each, and a refused config is one lin
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import tomllib
 from pathlib import Path
@@ -19,7 +20,9 @@ from linter.engine.config import (
     ConfigError,
     PathOverride,
     config_schema,
+    generate_validator_source,
     load_config,
+    schema_digest,
 )
 from linter.engine.rules import unsafe_schema
 from linter.vocabulary import KAFKA_VERSIONS, PROFILES, SEVERITIES
@@ -139,7 +142,7 @@ def test_a_refused_config_is_one_line_and_exit_2(tmp_path: Path) -> None:
                               "error, warning, info\n")
 
 
-@pytest.mark.parametrize(("text", "expected"), [
+ACCEPTED = [
     ("kafka-version: 3.7\n", {"kafka_version": "3.7"}),  # YAML reads a number: the release named so
     ("kafka-version: 4.0\n", {"kafka_version": "4.0"}),
     ("kafka-version: ~\n", {"kafka_version": None}),
@@ -148,7 +151,10 @@ def test_a_refused_config_is_one_line_and_exit_2(tmp_path: Path) -> None:
     ("select: KL8\nseverity: {1: error}\n", {"select": ("KL8",), "severity": {"1": "error"}}),
     ("entity-types: [streamId, a-b_1]\n", {"entity_types": ("streamId", "a-b_1")}),
     ("", {"profile": "recommended"}),
-])
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), ACCEPTED)
 def test_an_accepted_config_is_converted(tmp_path: Path, text: str, expected: dict[str, Any]) -> None:
     config = _load(tmp_path, text)
     assert {key: getattr(config, key) for key in expected} == expected
@@ -167,3 +173,30 @@ def test_a_toml_config_goes_through_the_same_schema(tmp_path: Path) -> None:
                          encoding="utf-8")
     with pytest.raises(ConfigError, match=r"pyproject\.toml: per-path\[0\] needs paths$"):
         load_config(pyproject)
+
+
+def test_the_generated_validator_matches_the_schema() -> None:
+    from linter.engine import _config_validator
+
+    assert _config_validator.SCHEMA_SHA256 == schema_digest(), "run `python -m linter.engine.config`"
+    assert Path(_config_validator.__file__).read_text(encoding="utf-8") == generate_validator_source()
+
+
+@pytest.mark.parametrize("text", [text for text, _ in [*REFUSED, *ACCEPTED]])
+def test_the_shipped_validator_judges_as_the_schema_compiled_now(text: str) -> None:
+    import fastjsonschema
+
+    from linter.engine.config import _as_read, _validator
+    from linter.engine.declarative import compiled
+    from linter.parse.yamlfile import load_yaml
+
+    data = _as_read(load_yaml(text) or {})
+
+    def accepts(validate: Any) -> bool:
+        try:
+            validate(data)
+        except fastjsonschema.JsonSchemaException:
+            return False
+        return True
+
+    assert accepts(_validator()) == accepts(compiled(json.dumps(config_schema()))) == (text not in dict(REFUSED))

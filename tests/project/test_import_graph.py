@@ -113,8 +113,11 @@ LAZY_IMPORTS = {
                                                        " skip rules",
     ("linter.compat.sources", "linter.engine.config"): "only read_specs (replay, size --frames) asks, as Codec.load",
     ("linter.engine.config", "linter.parse.yamlfile"): "YAML configs only: ruamel costs a cold start",
-    ("linter.engine.config", "linter.engine.declarative"): "its schema compiler; declarative imports the context, "
-                                                           "which a config file's reader does not need",
+    ("linter.engine.config", "linter.engine.declarative"): "its schema compiler, for a schema edited since the "
+                                                           "validator was generated; declarative imports the context",
+    ("linter.engine.config", "linter.engine._config_validator"): "generated; loaded when a config is first checked",
+    ("linter.engine.config", "linter.engine.patterns"): "RE2 loads only for a config value a pattern judges (or to "
+                                                        "generate the validator)",
     ("linter.engine.rules", "linter.parse.yamlfile"): "rule YAML is read only when the pack cache is stale",
     ("linter.engine.declarative", "linter.engine.patterns"): "RE2 loads only when a schema is compiled (cache miss)",
     ("linter.model.schema", "linter.model._spec_validator"): "generated; loaded when a structure is first checked",
