@@ -16,7 +16,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,25 +79,20 @@ def captures_at(frames_path: str | os.PathLike[str]) -> list[str]:
 
 
 @contextmanager
-def as_corpus(frames_path: str | os.PathLike[str], codec: Codec, ports: frozenset[int] | None = KAFKA_PORTS,
-              on_summary: Callable[[str], None] | None = None, captures: list[str] | None = None) -> Iterator[Path]:
-    """FRAMES as a corpus of rows: captures are extracted once into a temporary JSON Lines file (the one
-    corpus reader then serves them as any corpus; ``on_summary`` hears the extraction's summary line), anything
-    else is FRAMES itself. ``captures``: ``captures_at(frames_path)`` when the caller has it (it opens every file
-    of a directory and reads each capture's first packet)."""
-    if captures is None:
-        captures = captures_at(frames_path)
+def as_corpus(frames_path: str | os.PathLike[str], codec: Codec, captures: list[str],
+              ports: frozenset[int] | None = KAFKA_PORTS) -> Iterator[tuple[Path, str | None]]:
+    """FRAMES as a corpus of rows, and the summary line of what its captures held: ``captures``
+    (``captures_at(frames_path)``) are extracted once into a temporary JSON Lines file (the one corpus reader then
+    serves them as any corpus); without captures, FRAMES itself and no summary."""
     if not captures:
-        yield Path(frames_path)
+        yield Path(frames_path), None
         return
     extraction = Extraction(captures, codec, ports)
     with tempfile.TemporaryDirectory(prefix="krpc-lint-capture-") as scratch:
         corpus = Path(scratch) / "frames.jsonl"
         with open(corpus, "w", encoding="ascii") as stream:
             write_jsonl(extraction.rows(), stream)
-        if on_summary is not None:
-            on_summary(extraction.summary())
-        yield corpus
+        yield corpus, extraction.summary()
 
 
 @dataclass

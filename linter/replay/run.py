@@ -122,12 +122,10 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
     if captures and not here:
         return _replay(frames_path, captures, old, new, out, spark, master, here, overwrite, allow_invalid,
                        skipped, (old_specs, new_specs))
-    said: list[str] = []
-    with as_corpus(frames_path, loaded(old, allow_invalid).codec, on_summary=said.append,
-                   captures=captures) as corpus:
+    with as_corpus(frames_path, loaded(old, allow_invalid).codec, captures) as (corpus, captured):
         summary = _replay(frames_path, corpus, old, new, out, spark, master, here, overwrite, allow_invalid,
                           skipped, (old_specs, new_specs))
-    summary.captured = said[0] if said else None
+    summary.captured = captured
     return summary
 
 

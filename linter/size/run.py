@@ -54,11 +54,10 @@ def size_frames(frames_path: str | Path, codec: Codec, specs: str | Path, what_i
     if captures and (spark is not None or master is not None or captures_on_spark(captures)):
         return _size_captures(frames_path, captures, codec, specs, what_if, message, version, master, spark,
                               allow_invalid)
-    said: list[str] = []
-    with as_corpus(frames_path, codec, on_summary=said.append, captures=captures) as corpus:
+    with as_corpus(frames_path, codec, captures) as (corpus, captured):
         run = _size_corpus(frames_path, corpus, codec, specs, what_if, message, version, master, spark,
                            allow_invalid)
-    run.captured = said[0] if said else None
+    run.captured = captured
     return run
 
 
