@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from linter.codec.errors import SpecError
 from linter.compat.revision import Revision
 from linter.errors import KrpcLintError
 from linter.parse.discovery import is_spec, json_files, skipped_dir
@@ -249,6 +248,7 @@ def read_specs(path: str | os.PathLike[str]) -> Revision:
     >>> sorted(read_specs("fixtures/valid").files)[:2]
     ['BlobPushRequest.json', 'BlobPushResponse.json']
     """
+    from linter.codec.errors import SpecError
     from linter.engine.config import Config
     from linter.engine.runner import UsageError, collect_files
 

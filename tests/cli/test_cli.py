@@ -491,6 +491,14 @@ def test_changed_since_lints_the_changed_specs_only(run, repo):
         "specs/Example.json", "specs/New.json"}
 
 
+def test_changed_since_does_not_load_the_codec(repo):
+    # The pre-commit path asks git and lints: the codec (Codec, its compiler, _speedups) has no part in it.
+    write_spec(repo / "specs", BAD_SPEC)
+    status, loaded = _loaded_by(repo, "lint", "--changed-since", "HEAD")
+    assert status == 1  # Example.json linted, its finding reported
+    assert "linter.compat.sources" in loaded and "linter.codec.codec" not in loaded
+
+
 def _request(name: str, api_key: int) -> str:
     return (f'{{"apiKey": {api_key}, "type": "request", "listeners": ["broker"], "name": "{name}", '
             '"validVersions": "0", "flexibleVersions": "0+", "fields": []}')

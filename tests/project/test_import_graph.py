@@ -112,6 +112,8 @@ LAZY_IMPORTS = {
     ("linter.compat.sources", "linter.engine.runner"): "only --changed-since and read_specs ask; changelog and matrix"
                                                        " skip rules",
     ("linter.compat.sources", "linter.engine.config"): "only read_specs (replay, size --frames) asks, as Codec.load",
+    ("linter.compat.sources", "linter.codec.errors"): "only read_specs raises SpecError; the package runs "
+                                                      "linter/codec/__init__ (Codec), which --changed-since never uses",
     ("linter.engine.config", "linter.parse.yamlfile"): "YAML configs only: ruamel costs a cold start",
     ("linter.engine.config", "linter.engine.declarative"): "its schema compiler, for a schema edited since the "
                                                            "validator was generated; declarative imports the context",
