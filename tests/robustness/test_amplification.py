@@ -300,3 +300,48 @@ def test_lint_reports_the_arrays_whose_elements_the_codec_counts_as_taking_no_by
     assert bool(findings) is reported, findings
     if reported:
         assert "Mark has no field that takes bytes at version 0" in findings[0].message
+
+
+def _doubling_chain(levels: int) -> dict:
+    """An array of common struct S0, each Si holding two fields of S(i+1) (2^levels paths down to the int32 of
+    the last); the two fields start at different versions, so nothing takes bytes at v0 below S1."""
+    commons = [{"name": f"S{i}", "versions": "0+", "fields": [
+        {"name": "A", "type": f"S{i + 1}", "versions": f"{i % 3}+", "about": "x"},
+        {"name": "B", "type": f"S{i + 1}", "versions": f"{(i + 1) % 3}+", "about": "x"}]} for i in range(levels - 1)]
+    commons.append({"name": f"S{levels - 1}", "versions": "0+", "fields": [
+        {"name": "Leaf", "type": "int32", "versions": "0+", "about": "x"}]})
+    return {"name": "ChainData", "type": "data", "validVersions": "0-5", "flexibleVersions": "none",
+            "fields": [{"name": "Items", "type": "[]S0", "versions": "0+", "about": "x"},
+                       {"name": "More", "type": "[]S1", "versions": "0+", "about": "x"}],
+            "commonStructs": commons}
+
+
+def test_a_chain_of_structs_each_holding_two_of_the_next_costs_in_proportion(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """KL655 kept each struct's byte versions as its fields' lists concatenated: a chain whose every struct holds
+    two of the next doubled them per level (19 levels: 3.4 s; 64 are allowed). Each list is now a union of
+    disjoint ranges, shared by every array of the file: the version ranges lint intersects (counted, not timed)
+    grow with the chain, from 10 levels to 20 about twice (2^10 times before)."""
+    from linter import Config, lint
+    from linter.model.versions import Versions
+
+    intersected = 0
+    intersect = Versions.intersect
+
+    def counted(self: Versions, other: Versions) -> Versions:
+        nonlocal intersected
+        intersected += 1
+        return intersect(self, other)
+
+    monkeypatch.setattr(Versions, "intersect", counted)
+    counts = {}
+    for levels in (10, 20):
+        directory = tmp_path / f"chain{levels}"
+        directory.mkdir()
+        (directory / "ChainData.json").write_text(json.dumps(_doubling_chain(levels)))
+        intersected = 0
+        findings = [f for f in lint([str(directory)], Config(profile="strict")).findings if f.rule == "KL655"]
+        counts[levels] = intersected
+        assert [f.message.split(" has no")[0] for f in findings] == ["Items: S0", "More: S1"], findings
+        assert all("at version 0," in f.message for f in findings), findings
+    assert counts[20] <= 3 * counts[10], counts

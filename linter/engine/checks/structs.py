@@ -144,6 +144,7 @@ def empty_struct_array(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hi
         return
     message, versions = found
     flexible = message.flexible
+    known: dict[str, list[Versions]] = {}  # one per file: every array of a struct shares its walk
     for spec, _ in ctx.fields:
         if spec.type is None or not spec.type.is_struct_array or spec.versions is None:
             continue
@@ -152,7 +153,7 @@ def empty_struct_array(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hi
             continue
         sent = spec.versions.intersect(versions)
         classic = sent if flexible.empty else sent.intersect(Versions(0, flexible.lowest - 1))
-        empty = _first_uncovered(classic, _byte_versions(spec.type.name, registry, {}, set()))
+        empty = _first_uncovered(classic, _byte_versions(spec.type.name, registry, known, set()))
         if empty is not None:
             yield Hit(spec.child("type"), f"{spec.name}: {spec.type.name} has no field that takes bytes at version "
                                           f"{empty}, which is not flexible: its elements take no bytes, so readers "
@@ -164,7 +165,11 @@ def _byte_versions(name: str, registry: StructRegistry, known: dict[str, list[Ve
     """The version ranges in which struct ``name`` writes at least one byte when nothing is tagged: some field
     of any type but a struct, a struct field while it is nullable (its marker byte) or while its own struct
     writes one. A struct that contains itself (KL654) or is not defined counts as it can: never / always; past
-    ``MAX_STRUCT_NESTING`` levels (which the codec refuses) as always, so the recursion stays that shallow."""
+    ``MAX_STRUCT_NESTING`` levels (which the codec refuses) as always, so the recursion stays that shallow.
+    Sorted and disjoint (``_union``), so a struct's list is no longer than the ranges its spec can tell apart,
+    however many paths reach it: a chain of structs each holding two of the next does not double it per level.
+    ``known`` serves every array of a file; where a walk was cut (a cycle, or past the limit: KL654 reports both)
+    what it stored follows the array that reached the struct first."""
     if name in known:
         return known[name]
     definition = registry.lookup(name)
@@ -183,16 +188,27 @@ def _byte_versions(name: str, registry: StructRegistry, known: dict[str, list[Ve
         found.extend(field.versions.intersect(inner)
                      for inner in _byte_versions(field.type.name, registry, known, visiting))
     visiting.discard(name)
-    known[name] = found
-    return found
+    known[name] = merged = _union(found)
+    return merged
+
+
+def _union(ranges: list[Versions]) -> list[Versions]:
+    """The versions of ``ranges`` as sorted, disjoint, non-adjacent ranges (empty ones dropped)."""
+    merged: list[Versions] = []
+    for versions in sorted((v for v in ranges if not v.empty), key=lambda v: v.lowest):
+        if merged and versions.lowest <= merged[-1].highest + 1:
+            merged[-1] = Versions(merged[-1].lowest, max(merged[-1].highest, versions.highest))
+        else:
+            merged.append(versions)
+    return merged
 
 
 def _first_uncovered(wanted: Versions, covering: list[Versions]) -> int | None:
-    """The first version of ``wanted`` in none of ``covering`` (ranges, so the cost follows their number)."""
+    """The first version of ``wanted`` in none of ``covering`` (sorted disjoint ranges, ``_union``'s)."""
     if wanted.empty:
         return None
     candidate = wanted.lowest
-    for versions in sorted((v for v in covering if not v.empty), key=lambda v: v.lowest):
+    for versions in covering:
         if versions.lowest > candidate:
             break
         candidate = max(candidate, versions.highest + 1)
