@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from linter.codec import Codec
 from linter.codec.errors import CodecError, unknown_message
@@ -33,8 +33,6 @@ from linter.codec.values import random_value
 from linter.escape import guard_lines, json_text, printable
 from linter.parse.bounded_json import NestingError, NumberTooLong, load_json
 from linter.parse.files import MAX_INPUT_BYTES, bounded_lines, open_regular
-from linter.size.frames import Tally
-from linter.size.html import size_page
 from linter.size.measure import (
     SizeError,
     Sizes,
@@ -43,9 +41,12 @@ from linter.size.measure import (
     what_if_bytes,
     wire_order,
 )
-from linter.size.run import FramesRun, size_frames
 from linter.size.whatif import WhatIf
 from linter.vocabulary import plural
+
+if TYPE_CHECKING:
+    from linter.size.frames import Tally
+    from linter.size.run import FramesRun
 
 Report = dict[str, Any]
 Lines = Callable[[str], Iterable[bytes | None]]  # a values file's lines; None: one over MAX_INPUT_BYTES
@@ -150,6 +151,8 @@ def _given(codec: Codec, edited: Codec | None, name: str, version: int, path: st
 
 def _frames(codec: Codec, specs: str, what_if: WhatIf, message: str | None, options: SizeOptions) -> FramesRun:
     """The corpus sized; a version or path the message lacks is refused before any frame is read."""
+    from linter.size.run import size_frames
+
     assert options.frames is not None
     if message is not None:
         if options.version is not None:
@@ -221,6 +224,7 @@ def refused_entries(tally: Tally) -> list[Report]:
     """The frames that could not be sized, one entry per kind (``direction``, ``api_key``, ``api_version``; all
     ``None`` for rows that are not frames), the kinds with the most frames first, then by first frame.
 
+    >>> from linter.size.frames import Tally
     >>> tally = Tally()
     >>> tally.refuse(("response", 71, 0), 17, "response of API key 71 v0: no response spec with apiKey 71")
     >>> refused_entries(tally)[0]["first_frame"], text_refused(refused_entries(tally)[0])
@@ -247,7 +251,11 @@ def render(report: Report, fmt: str, specs: str) -> str:
     """The report as ``fmt`` (text, json or html; the page is titled with ``specs``)."""
     if fmt == "json":
         return json_text(report)
-    return size_page(report, specs) if fmt == "html" else text(report)
+    if fmt == "html":
+        from linter.size.html import size_page
+
+        return size_page(report, specs)
+    return text(report)
 
 
 def text(report: Report) -> str:

@@ -134,6 +134,9 @@ LAZY_IMPORTS = {
     ("linter.audit.run", "linter.spark.session"): "PySpark is optional: small audits run without it",
     ("linter.audit.run", "linter.report.formats"): "runs on Spark executors: each task imports what it runs",
     ("linter.frames.generate", "linter.codec"): "the codec compiles plans; `frames --help` must not pay for it",
+    ("linter.size.report", "linter.size.run"): "--frames only: the corpus readers, compat.sources and Spark cost "
+                                                "every `krpc-lint size` ~30 ms",
+    ("linter.size.report", "linter.size.html"): "--format html only: the page's charts and parts",
     ("linter.spark.output", "linter.spark.schema"): "pyarrow is optional: the schema module imports it",
     ("linter.frames.extract", "linter.frames.tcp"): "only when a capture is read: corpora of rows never need it",
     ("linter.frames.extract", "linter.frames.streams"): "only when a capture is read: corpora of rows never need it",

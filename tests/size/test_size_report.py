@@ -5,10 +5,13 @@ are ``SizeError``s."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import REPO_ROOT
 
 from linter.cli.main import cli
 from linter.codec import Codec
@@ -146,3 +149,16 @@ def test_read_values_numbers_lines_and_refuses_a_long_one() -> None:
         list(read_values(codec, "WidgetFetchRequest", 2, "v.jsonl", [value + b"\n", b"\n", None]))
     with pytest.raises(SizeError, match=r"^v\.jsonl:2: not JSON"):
         list(read_values(codec, "WidgetFetchRequest", 2, "v.jsonl", [b"\rnope\n"]))
+
+
+def test_a_plain_size_report_loads_neither_the_corpus_readers_nor_the_page() -> None:
+    # --frames (its corpus readers, compat.sources, Spark) and --format html (the page's charts) import what they
+    # need when asked: a `krpc-lint size` of generated values pays for neither.
+    code = ("import sys\nfrom linter.cli.main import main\nsys.argv = ['krpc-lint', 'size', 'fixtures/valid']\n"
+            "try:\n    main()\nexcept SystemExit as exc:\n    assert exc.code == 0, exc.code\n"
+            "print(sorted(set(sys.modules) & {'linter.size.run', 'linter.size.html', 'linter.size.frames', "
+            "'linter.compat.sources', 'linter.frames.corpus'}))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, check=False, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "[]"
