@@ -23,7 +23,7 @@ Total: 145 bytes in 3 messages; what-if: 121 bytes (saves 24 bytes)
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -49,7 +49,6 @@ if TYPE_CHECKING:
     from linter.size.run import FramesRun
 
 Report = dict[str, Any]
-Lines = Callable[[str], Iterable[bytes | None]]  # a values file's lines; None: one over MAX_INPUT_BYTES
 
 
 @dataclass(frozen=True)
@@ -100,10 +99,8 @@ def size_report(specs: str, message: str | None = None, options: SizeOptions | N
     return measure_report(codec, specs, message, options).report
 
 
-def measure_report(codec: Codec, specs: str, message: str | None, options: SizeOptions,
-                   lines: Lines | None = None) -> Sized:
+def measure_report(codec: Codec, specs: str, message: str | None, options: SizeOptions) -> Sized:
     """The report of a known MESSAGE (or every request and response) of ``codec``, loaded from ``specs``;
-    ``lines`` reads ``values_file`` (default: its lines, one over MAX_INPUT_BYTES ``None``, never held whole);
     an unknown MESSAGE is a ``SizeError`` naming the closest names."""
     if message is not None and message not in codec.names:
         raise SizeError(unknown_message(codec.names, message))
@@ -115,23 +112,22 @@ def measure_report(codec: Codec, specs: str, message: str | None, options: SizeO
         return Sized({**_with_total(results, what_if.active), "refused": refused_entries(run.tally)}, run)
     names = [message] if message is not None else [
         name for name in codec.names if codec.spec(name).type in ("request", "response") and not codec.spec(name).removed]
-    return Sized(_with_total([_one(codec, name, what_if, options, lines or _bounded_lines) for name in names],
-                             what_if.active))
+    return Sized(_with_total([_one(codec, name, what_if, options) for name in names], what_if.active))
 
 
-def _one(codec: Codec, name: str, what_if: WhatIf, options: SizeOptions, lines: Lines) -> Report:
+def _one(codec: Codec, name: str, what_if: WhatIf, options: SizeOptions) -> Report:
     """One message version's result, of given values or of generated ones."""
     version = message_version(codec, name, options.version)
     edited = what_if.codec_for(codec, name, version)
     if options.values_file is not None:
-        return _given(codec, edited, name, version, options.values_file, lines)
+        return _given(codec, edited, name, version, options.values_file)
     rng = random.Random(options.seed)
     values = [random_value(codec, name, version, rng) for _ in range(options.count)]
     sizes = measure(codec, name, version, values)
     return result(codec, sizes, None if edited is None else what_if_bytes(edited, name, version, values))
 
 
-def _given(codec: Codec, edited: Codec | None, name: str, version: int, path: str, lines: Lines) -> Report:
+def _given(codec: Codec, edited: Codec | None, name: str, version: int, path: str) -> Report:
     """``--values``: each line measured (and encoded by the what-if codec) as it is read, so memory does not
     follow the number of lines (a million lines held 547 MB); the figures are those of the whole list."""
     after = [0]
@@ -142,7 +138,7 @@ def _given(codec: Codec, edited: Codec | None, name: str, version: int, path: st
                 after[0] += what_if_bytes(edited, name, version, (value,))
             yield value
 
-    sizes = measure(codec, name, version, also_what_if(read_values(codec, name, version, path, lines(path))),
+    sizes = measure(codec, name, version, also_what_if(read_values(codec, name, version, path, _bounded_lines(path))),
                     Sizes(name, version))
     if not sizes.count:
         raise SizeError(f"{path}: no values")
