@@ -30,7 +30,7 @@ from linter.codec.plans import FieldPlan, StructPlan, int_code
 from linter.codec.tagged import UNKNOWN_TAGS
 from linter.codec.wire import Decoder, Encoder
 from linter.model.defaults import parse_default
-from linter.model.registry import MAX_STRUCT_NESTING, StructRegistry
+from linter.model.registry import StructRegistry
 from linter.model.spec import FieldSpec, MessageSpec
 from linter.model.traits import field_at
 from linter.model.types import FieldType
@@ -65,9 +65,9 @@ class MessageCompiler:
         self._open: set[str] = set()  # structs being compiled, to refuse recursive ones
 
     def compile(self, version: int) -> StructPlan:
-        if self.registry.nesting > MAX_STRUCT_NESTING:  # before the walk below, which recurses once per level
-            raise SpecError(f"structs nest {self.registry.nesting} levels through their types, more than the "
-                            f"{MAX_STRUCT_NESTING} the codec follows")
+        too_deep = self.registry.too_deep  # before the walk below, which recurses once per level
+        if too_deep is not None:
+            raise SpecError(too_deep)
         flexible = self.flexible_versions.contains(version)
         return self._struct(self.message.name or "message", self.message.fields, version, flexible)
 

@@ -15,7 +15,7 @@ from linter.codec.errors import CodecError
 from linter.compat.change import Change, Witness
 from linter.compat.diff import MessageDiff, reuse_message
 from linter.compat.kinds import ChangeKind
-from linter.compat.layout import MAX_DEPTH, LayoutBuilder, LayoutError
+from linter.compat.layout import LayoutBuilder, LayoutError
 from linter.compat.revision import Revision
 from linter.compat.witness import HEADER_NAMES, CrossCodec, Headers, attribute
 from linter.compat.witness_cause import cause_of
@@ -235,8 +235,8 @@ def unbuildable(message: MessageSpec) -> str | None:
     stack = [(spec, 1) for struct in (message.struct, *message.common_structs) for spec in struct.fields]
     while stack:
         spec, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            return f"its structs nest more than {MAX_DEPTH} levels"
+        if depth > MAX_STRUCT_NESTING:
+            return f"its structs nest more than {MAX_STRUCT_NESTING} levels"
         if not spec.name:
             return f"a field at {'.'.join(map(str, spec.path))} has no name"
         if spec.type is None:
@@ -247,10 +247,8 @@ def unbuildable(message: MessageSpec) -> str | None:
             except DefaultError as exc:
                 return f"field {spec.name}: {exc}"
         stack.extend((child, depth + 1) for child in spec.fields)
-    nesting = StructRegistry(message).nesting  # common structs naming the next one: no JSON depth bounds it
-    if nesting > MAX_STRUCT_NESTING:
-        return f"its structs nest {nesting} levels through their types, more than the {MAX_STRUCT_NESTING} compat follows"
-    return None
+    too_deep = StructRegistry(message).too_deep  # common structs naming the next one: no JSON depth bounds it
+    return None if too_deep is None else f"its {too_deep}"
 
 
 def _reused(pair: PairResult, new: MessageSpec, removed: MessageSpec | None, witnesses: bool) -> None:

@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from linter.errors import KrpcLintError
-from linter.model.registry import StructRegistry
+from linter.model.registry import MAX_STRUCT_NESTING, StructRegistry
 from linter.model.spec import FieldSpec, MessageSpec
 from linter.model.traits import FieldAt, field_at, representative, version_boundaries
 from linter.model.types import FieldType
 from linter.model.versions import NONE, Versions
 
-MAX_DEPTH = 64  # nesting far beyond any real spec; a recursive struct is refused, not followed forever
+MAX_DEPTH = MAX_STRUCT_NESTING  # the one struct-depth limit; a recursive struct is refused, not followed forever
 
 
 class LayoutError(KrpcLintError, ValueError):

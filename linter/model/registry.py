@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     import networkx
 
 ROOT = "<message>"
-#: Struct levels below a message, far past any real spec (Kafka's deepest has 4); the same limit as
-#: compat's layouts (``compat.layout.MAX_DEPTH``).
+#: Struct levels below a message, far past any real spec (Kafka's deepest has 4): the one struct-depth limit
+#: (compat's layouts take it as ``compat.layout.MAX_DEPTH``).
 MAX_STRUCT_NESTING = 64
 
 
@@ -117,8 +117,17 @@ class StructRegistry:
         """The most struct levels a chain of fields goes down from the message, through inline and common
         structs alike (a common struct may name the next one, so the JSON's own nesting limit does not bound
         this). Every walk of a message's structs (the codec's compiler, compat's layouts and diffs) is refused
-        past ``MAX_STRUCT_NESTING`` before it starts; lint reports it as KL654."""
+        past ``MAX_STRUCT_NESTING`` before it starts (``too_deep``); lint reports it as KL654."""
         return self.levels[ROOT]
+
+    @property
+    def too_deep(self) -> str | None:
+        """Why no walk of the message's structs may start, or ``None``: the one wording of the refusal past
+        ``MAX_STRUCT_NESTING`` levels, which the codec's compiler raises, compat reports (KL1091) and lint (KL654)."""
+        if self.nesting <= MAX_STRUCT_NESTING:
+            return None
+        return (f"structs nest {self.nesting} levels below the message through their types, more than the "
+                f"{MAX_STRUCT_NESTING} krpc-lint's codec and compat follow (Kafka's deepest has 4)")
 
     @cached_property
     def levels(self) -> dict[str, int]:

@@ -128,12 +128,11 @@ def recursive_struct(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]
             elif not state.get(target):
                 state[target] = 1
                 stack.append((target, iter(edges.get(target, ()))))
-    if registry.nesting > MAX_STRUCT_NESTING:
+    too_deep = registry.too_deep
+    if too_deep is not None:
         deepest = max(((registry.levels.get(target, 0), path) for source, target, path in registry.edges
                        if source == ROOT), default=(0, ()))[1]
-        yield Hit((*deepest, "type"), f"structs nest {registry.nesting} levels below the message through their "
-                                      f"types, more than the {MAX_STRUCT_NESTING} krpc-lint's codec and compat "
-                                      "follow (Kafka's deepest has 4)")
+        yield Hit((*deepest, "type"), too_deep)
 
 
 @check("empty-struct-array")
