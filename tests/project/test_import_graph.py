@@ -137,6 +137,9 @@ LAZY_IMPORTS = {
     ("linter.size.report", "linter.size.run"): "--frames only: the corpus readers, compat.sources and Spark cost "
                                                 "every `krpc-lint size` ~30 ms",
     ("linter.size.report", "linter.size.html"): "--format html only: the page's charts and parts",
+    ("linter.readiness.formats", "linter.readiness.text"): "the --format asked for only: the CLI imports FORMATS",
+    ("linter.readiness.formats", "linter.readiness.markdown"): "the --format asked for only: the CLI imports FORMATS",
+    ("linter.readiness.formats", "linter.readiness.html"): "the --format asked for only: the CLI imports FORMATS",
     ("linter.spark.output", "linter.spark.schema"): "pyarrow is optional: the schema module imports it",
     ("linter.frames.extract", "linter.frames.tcp"): "only when a capture is read: corpora of rows never need it",
     ("linter.frames.extract", "linter.frames.streams"): "only when a capture is read: corpora of rows never need it",
