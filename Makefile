@@ -51,6 +51,7 @@ bench: install
 
 docs: install
 	$(BIN)/python -m linter.model.schema
+	$(BIN)/python -m linter.engine.config
 	$(BIN)/python -m linter.report.rules_doc > docs/rules.md
 
 clean:
