@@ -26,17 +26,17 @@ MASTER_HELP = ("Spark master: local[*] (Spark inside this process) or spark://HO
 def replay_command(frames: str, old_specs: str, new_specs: str, out: str, master: str | None,
                    overwrite: bool, allow_invalid: bool) -> None:
     """Decode captured frames under two revisions of the specs; report the frames that differ."""
-    from linter.replay.run import IN_PROCESS, on_spark, replay
+    from linter.replay.run import IN_PROCESS, replay, where_to_replay
     from linter.spark.progress import RunProgress
     from linter.spark.session import require_pyspark
 
-    here = not on_spark(frames, master)
-    if not here:
+    where = where_to_replay(frames, master is not None)
+    if where[1]:
         require_pyspark()  # before any work or progress line: a missing extra or Java is the first thing to say
     with RunProgress() as progress:
         progress.step(f"replaying {frames}")
         summary = replay(frames, old_specs, new_specs, out, master=master, overwrite=overwrite,
-                         allow_invalid=allow_invalid, in_process=here)
+                         allow_invalid=allow_invalid, where=where)
     if summary.skipped:
         click.echo(skipped_line(summary.skipped), err=True)
     if summary.captured is not None:

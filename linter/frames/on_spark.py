@@ -12,17 +12,21 @@ task's memory is bounded by the connections open at once, not by the file's size
 
 Unlike a run in this process, which reads rotated files as one stream, a task sees its file only: the frames of a
 connection that spans two files are cut at the file boundary (docs/traffic.md).
+
+Replay and size --frames decide where they read FRAMES with ``frames_where`` (once a run), and read it on Spark,
+a corpus or captures, with ``spark_frames``.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from linter.frames.corpus import JSON_INPUT
+from linter.frames.corpus import JSON_INPUT, count_frames, read_frames
 from linter.frames.decode import loaded
-from linter.frames.extract import SEEN, Extraction, summary_line
+from linter.frames.extract import SEEN, Extraction, captures_at, summary_line
 from linter.frames.traffic import KAFKA_PORTS, Tally
 from linter.spark.schema import arrow_batches
 
@@ -47,6 +51,17 @@ FileTally = tuple[int, list[tuple[str, int]]]  # a file's frames, and its tally'
 def captures_on_spark(captures: Iterable[str]) -> bool:
     """Whether captures are large enough together (``CAPTURES_ON_SPARK``) to be read on Spark unasked."""
     return sum(os.path.getsize(capture) for capture in captures) > CAPTURES_ON_SPARK
+
+
+def frames_where(frames_path: str | Path, asked: bool, in_process_frames: int) -> tuple[list[str], bool]:
+    """Where a run reads FRAMES (replay, size --frames), decided once: its captures (``captures_at``; none for a
+    corpus of rows) and whether it runs on Spark: when ``asked`` (``--master``, a session), for captures above
+    ``CAPTURES_ON_SPARK`` bytes, for a corpus of more than ``in_process_frames`` frames (``count_frames``, whose
+    ``FramesInputError`` a corpus it refuses raises). Captures read here are counted once extracted, if at all."""
+    captures = captures_at(frames_path)
+    if asked or captures:
+        return captures, asked or captures_on_spark(captures)
+    return captures, count_frames(frames_path) > in_process_frames
 
 
 class ByFile:
@@ -90,6 +105,16 @@ def capture_frames(spark: SparkSession, captures: list[str], specs: Revision, al
     return files.mapInArrow(extract_batches(specs, allow_invalid, ports, accumulator), CAPTURED)
 
 
+def spark_frames(spark: SparkSession, corpus: Path | list[str], parquet: list[str] | None, specs: Revision,
+                 allow_invalid: bool) -> tuple[DataFrame, CaptureTallies | None]:
+    """The frames a Spark run reads: a corpus (``parquet``: ``parquet_input``'s files) or ``captures_at``'s
+    captures, extracted a task per file, cut with ``specs``, with what they could not use once the job ran."""
+    if isinstance(corpus, Path):
+        return read_frames(spark, corpus, parquet), None
+    tallies = CaptureTallies(spark, len(corpus))
+    return capture_frames(spark, corpus, specs, allow_invalid, tallies=tallies), tallies
+
+
 def extract_batches(specs: Revision, allow_invalid: bool, ports: frozenset[int] | None,
                     accumulator: Accumulator[dict[int, FileTally]] | None
                     ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
@@ -107,4 +132,4 @@ def extract_batches(specs: Revision, allow_invalid: bool, ports: frozenset[int] 
 
 
 __all__ = ["BATCH", "CAPTURED", "CAPTURES_ON_SPARK", "CaptureTallies", "capture_frames", "captures_on_spark",
-           "extract_batches"]
+           "extract_batches", "frames_where", "spark_frames"]

@@ -57,11 +57,11 @@ from typing import TYPE_CHECKING, Any
 
 from linter.compat.revision import Revision
 from linter.compat.sources import read_specs
-from linter.frames.corpus import count_frames, frames_job, parquet_input, read_frames
+from linter.frames.corpus import frames_job, parquet_input
 from linter.frames.decode import loaded
 from linter.frames.errors import FramesInputError
-from linter.frames.extract import as_corpus, captures_at
-from linter.frames.on_spark import CaptureTallies, capture_frames, captures_on_spark
+from linter.frames.extract import as_corpus
+from linter.frames.on_spark import frames_where, spark_frames
 from linter.replay.batches import RESULTS, CountKey, replay_batches
 from linter.replay.frame import OUTCOMES, SAME
 from linter.replay.in_process import replay_here
@@ -101,24 +101,24 @@ IN_PROCESS_FRAMES = 1_000_000
 
 def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path, out: str | Path, *,
            master: str | None = None, overwrite: bool = False, spark: SparkSession | None = None,
-           allow_invalid: bool = False, in_process: bool | None = None) -> ReplaySummary:
+           allow_invalid: bool = False, where: tuple[list[str], bool] | None = None) -> ReplaySummary:
     """Replay FRAMES under OLD and NEW into ``out``: ``mismatches/``, ``counts/``, ``summary.json``.
 
     In this process when FRAMES holds at most ``IN_PROCESS_FRAMES`` frames and neither ``master`` nor ``spark``
     is given (PySpark not needed), else on Spark: ``spark``, a session to use (and leave running), or one
     started for ``master``. Raises ``SpecError`` or ``ValueError`` for unusable specs (before any Spark
-    work), ``OutputExists`` when ``out`` exists and ``overwrite`` is false. ``in_process``: the caller's
-    ``not on_spark(frames_path, master)``, when it asked already (counting a corpus is a pass over it).
+    work), ``OutputExists`` when ``out`` exists and ``overwrite`` is false. ``where``: the caller's
+    ``where_to_replay(frames_path, master is not None)``, when it asked already (it reads the first packet of
+    every capture, or counts a corpus: a pass over it).
     """
-    if in_process is None:
-        in_process = not on_spark(frames_path, master)
-    here = spark is None and in_process  # (else ``session`` says what is missing before any Spark work)
+    captures, on_spark = where if where is not None else where_to_replay(frames_path, master is not None or
+                                                                        spark is not None)
+    here = spark is None and not on_spark
     old, new = read_specs(old_specs), read_specs(new_specs)
     skipped = tuple(sorted({Path(name).name for specs in (old, new)
                             for name in loaded(specs, allow_invalid).codec.skipped}))
     # (bad specs fail in loaded, before any Spark work); packet captures are cut with OLD, the specs they speak:
     # here into a corpus first, on Spark by a task per file
-    captures = captures_at(frames_path)
     if captures and not here:
         return _replay(frames_path, captures, old, new, out, spark, master, here, overwrite, allow_invalid,
                        skipped, (old_specs, new_specs))
@@ -147,7 +147,7 @@ def _replay(frames_path: str | Path, corpus: Path | list[str], old: Revision, ne
             spark = spark or session(master)
             started, where = time.monotonic(), spark.sparkContext.master
             with frames_job(spark, frames_path):
-                frames, tallies = _spark_frames(spark, corpus, parquet, old, allow_invalid)
+                frames, tallies = spark_frames(spark, corpus, parquet, old, allow_invalid)
                 counts = _run(spark, frames, old, new, allow_invalid, work_dir)
         _write_counts(counts, work_dir)
         summary = _summary(out, counts, time.monotonic() - started, where, skipped)
@@ -160,30 +160,15 @@ def _replay(frames_path: str | Path, corpus: Path | list[str], old: Revision, ne
     return summary
 
 
-def _spark_frames(spark: SparkSession, corpus: Path | list[str], parquet: list[str] | None, old: Revision,
-                  allow_invalid: bool) -> tuple[DataFrame, CaptureTallies | None]:
-    """The frames Spark replays: a corpus read (``parquet``: ``parquet_input``'s files), or captures extracted
-    a task per file, cut with OLD (with what they could not use, once the job ran)."""
-    if isinstance(corpus, Path):
-        return read_frames(spark, corpus, parquet), None
-    tallies = CaptureTallies(spark, len(corpus))
-    return capture_frames(spark, corpus, old, allow_invalid, tallies=tallies), tallies
-
-
-def on_spark(frames_path: str | Path, master: str | None) -> bool:
-    """Whether a replay of FRAMES without a session runs on Spark: with ``master``, above ``IN_PROCESS_FRAMES``
-    frames, or for captures above ``CAPTURES_ON_SPARK`` bytes. A corpus ``count_frames`` refuses (a first JSON
-    line that is no frame record, a damaged footer in a directory) goes to Spark too, which replays or refuses
-    it as it always did."""
-    if master is not None:
-        return True
-    captures = captures_at(frames_path)
-    if captures:  # a capture's frames are counted once extracted: small captures are read here
-        return captures_on_spark(captures)
+def where_to_replay(frames_path: str | Path, asked: bool) -> tuple[list[str], bool]:
+    """FRAMES' captures, and whether a replay of it runs on Spark (``frames_where``): when ``asked`` (``--master``,
+    a session), above ``IN_PROCESS_FRAMES`` frames, or for captures above ``CAPTURES_ON_SPARK`` bytes. A corpus
+    ``count_frames`` refuses (a first JSON line that is no frame record, a damaged footer in a directory) goes to
+    Spark too, which replays or refuses it as it always did."""
     try:
-        return count_frames(frames_path) > IN_PROCESS_FRAMES
+        return frames_where(frames_path, asked, IN_PROCESS_FRAMES)
     except FramesInputError:
-        return True
+        return [], True
 
 
 def _summary(out: str | Path, counts: dict[CountKey, int], seconds: float, master: str,
@@ -233,4 +218,4 @@ def _write_counts(counts: dict[CountKey, int], work_dir: Path) -> None:
                   work_dir / "counts")
 
 
-__all__ = ["IN_PROCESS", "IN_PROCESS_FRAMES", "ReplaySummary", "on_spark", "replay"]
+__all__ = ["IN_PROCESS", "IN_PROCESS_FRAMES", "ReplaySummary", "replay", "where_to_replay"]

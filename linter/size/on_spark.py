@@ -1,8 +1,9 @@
 """``krpc-lint size --frames`` on Spark: the corpus's frames sized by ``FrameSizer`` in ``mapInArrow``
 batches, each partition's ``Tally`` sent back as a few rows and merged on the driver.
 
-FRAMES is read as ``krpc-lint replay`` reads it (``linter.frames.corpus``: damaged Parquet row groups checked
-first, columns cast); the spec texts travel with the job (a ``linter.compat.revision.Revision``) and each Python
+FRAMES is read as ``krpc-lint replay`` reads it (``linter.frames.on_spark.spark_frames``: a corpus through
+``linter.frames.corpus``, damaged Parquet row groups checked first, columns cast; captures a task per file); the
+spec texts travel with the job (a ``linter.compat.revision.Revision``) and each Python
 worker loads them once (``linter.frames.decode.loaded``). A partition sizes every frame it holds and sends
 back its refused ones per kind with the first's partition-local number; the driver makes that number
 FRAMES-wide (the rows of the partitions before it), so the refusals are those of a run in this process. A
@@ -11,18 +12,11 @@ worker keeps its ``FrameSizer`` (what-if codecs, repeated frames) from one parti
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable, Iterator
 from itertools import accumulate
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from linter.frames.corpus import (
-    batch_columns,
-    frames_job,
-    parquet_input,
-    read_frames,
-)
+from linter.frames.corpus import batch_columns
 from linter.frames.decode import loaded
 from linter.size.frames import FrameSizer, Tally
 from linter.size.measure import Sizes
@@ -31,7 +25,7 @@ from linter.spark.schema import arrow_batch
 
 if TYPE_CHECKING:
     import pyarrow as pa
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame
 
     from linter.compat.revision import Revision
 
@@ -91,17 +85,13 @@ def tally_batch(tally: Tally, part: int) -> pa.RecordBatch:
     return arrow_batch(out, RESULTS)
 
 
-def size_on_spark(spark: SparkSession, frames_path: str | Path, specs: Revision, what_if: WhatIf,
-                  message: str | None = None, version: int | None = None, allow_invalid: bool = False) -> Tally:
-    """Size every frame of FRAMES on ``spark`` with the specs (``allow_invalid``: as ``Codec.load``'s); the frames
-    that cannot be sized are counted per kind, numbered in FRAMES' order, as in this process."""
+def size_on_spark(frames: DataFrame, specs: Revision, what_if: WhatIf, message: str | None = None,
+                  version: int | None = None, allow_invalid: bool = False) -> Tally:
+    """Size every frame of ``frames`` (``spark_frames``': FRAMES read, or its captures extracted) with the specs
+    (``allow_invalid``: as ``Codec.load``'s); the frames that cannot be sized are counted per kind, numbered in
+    FRAMES' order, as in this process."""
     sizing = ((what_if.kip636, what_if.tags, what_if.flexible), message, version, allow_invalid)
-    with tempfile.TemporaryDirectory(prefix="krpc-lint-size-") as scratch:
-        parquet = parquet_input(frames_path, Path(scratch))
-        with frames_job(spark, frames_path):
-            rows = read_frames(spark, frames_path, parquet).mapInArrow(
-                size_batches(specs, sizing), RESULTS).collect()
-    return merged([row.asDict() for row in rows])
+    return merged([row.asDict() for row in frames.mapInArrow(size_batches(specs, sizing), RESULTS).collect()])
 
 
 def merged(rows: list[dict[str, Any]]) -> Tally:

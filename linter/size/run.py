@@ -4,6 +4,7 @@ none of whose frames could be sized has no figures to give: that is an error, as
 
 from __future__ import annotations
 
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,13 +12,13 @@ from typing import TYPE_CHECKING
 
 from linter.codec import Codec
 from linter.compat.sources import read_specs
-from linter.frames.corpus import count_frames, frames_job
+from linter.frames.corpus import count_frames, frames_job, parquet_input
 from linter.frames.decode import Decoders
 from linter.frames.errors import FramesInputError
-from linter.frames.extract import as_corpus, captures_at
-from linter.frames.on_spark import CaptureTallies, capture_frames, captures_on_spark
+from linter.frames.extract import as_corpus
+from linter.frames.on_spark import frames_where, spark_frames
 from linter.size.frames import FrameSizer, Tally, size_in_process
-from linter.size.on_spark import RESULTS, merged, size_batches, size_on_spark
+from linter.size.on_spark import size_on_spark
 from linter.size.whatif import WhatIf
 from linter.spark.session import IN_PROCESS, session
 from linter.vocabulary import plural
@@ -47,54 +48,43 @@ def size_frames(frames_path: str | Path, codec: Codec, specs: str | Path, what_i
                 spark: SparkSession | None = None, allow_invalid: bool = False) -> FramesRun:
     """Size FRAMES with the specs (``codec`` loaded from ``specs``): in this process when it holds at most
     ``IN_PROCESS_FRAMES`` frames and neither ``master`` nor ``spark`` is given, else on Spark (``master``,
-    default ``local[*]``). ``FramesInputError`` when FRAMES has frames and none could be sized. Packet captures
-    (FRAMES a capture, or a directory of them) are read as a corpus by ``linter.frames.extract.as_corpus``, or,
-    with ``master`` or ``spark`` or above ``CAPTURES_ON_SPARK`` bytes, on Spark a task per file."""
-    captures = captures_at(frames_path)
-    if captures and (spark is not None or master is not None or captures_on_spark(captures)):
-        return _size_captures(frames_path, captures, codec, specs, what_if, message, version, master, spark,
-                              allow_invalid)
+    default ``local[*]``). ``FramesInputError`` when FRAMES has frames and none could be sized, or is a corpus
+    ``count_frames`` refuses. Packet captures (FRAMES a capture, or a directory of them) are read as a corpus by
+    ``linter.frames.extract.as_corpus`` (sized on Spark above ``IN_PROCESS_FRAMES`` frames), or, with ``master``
+    or ``spark`` or above ``CAPTURES_ON_SPARK`` bytes, on Spark a task per file."""
+    captures, on_spark = frames_where(frames_path, spark is not None or master is not None, IN_PROCESS_FRAMES)
+    decoders = Decoders(codec)  # the header specs are there, before any frame is read or Spark starts
+    if captures and on_spark:
+        return _size_on_spark(frames_path, captures, specs, what_if, message, version, master, spark, allow_invalid)
     with as_corpus(frames_path, codec, captures) as (corpus, captured):
-        run = _size_corpus(frames_path, corpus, codec, specs, what_if, message, version, master, spark,
-                           allow_invalid)
+        if captures:  # extracted here: counted now, as a corpus of rows was
+            on_spark = count_frames(corpus) > IN_PROCESS_FRAMES
+        if on_spark:
+            run = _size_on_spark(frames_path, corpus, specs, what_if, message, version, master, spark, allow_invalid)
+        else:
+            started = time.monotonic()
+            tally = size_in_process(corpus, FrameSizer(decoders, what_if, message, version))
+            run = FramesRun(some_sized(frames_path, tally), IN_PROCESS, time.monotonic() - started)
     run.captured = captured
     return run
 
 
-def _size_corpus(frames_path: str | Path, corpus: Path, codec: Codec, specs: str | Path, what_if: WhatIf,
-                 message: str | None, version: int | None, master: str | None, spark: SparkSession | None,
-                 allow_invalid: bool) -> FramesRun:
-    """``size_frames`` of a corpus of rows (``corpus``: FRAMES itself, or the frames extracted from it)."""
-    frames = count_frames(corpus)
-    started = time.monotonic()
-    if spark is None and master is None and frames <= IN_PROCESS_FRAMES:
-        tally = size_in_process(corpus, FrameSizer(Decoders(codec), what_if, message, version))
-        return FramesRun(some_sized(frames_path, tally), IN_PROCESS, time.monotonic() - started)
-    Decoders(codec)  # the header specs are there, before Spark starts
-    spark = spark or session(master)
-    started = time.monotonic()
-    tally = size_on_spark(spark, corpus, read_specs(specs), what_if, message, version, allow_invalid)
-    return FramesRun(some_sized(frames_path, tally), spark.sparkContext.master, time.monotonic() - started)
-
-
-def _size_captures(frames_path: str | Path, captures: list[str], codec: Codec, specs: str | Path, what_if: WhatIf,
+def _size_on_spark(frames_path: str | Path, corpus: Path | list[str], specs: str | Path, what_if: WhatIf,
                    message: str | None, version: int | None, master: str | None, spark: SparkSession | None,
                    allow_invalid: bool) -> FramesRun:
-    """``size_frames`` of packet captures on Spark: each file extracted by a task of its own
-    (``linter.frames.on_spark``), its frames sized as they come, never a corpus written on the driver."""
-    Decoders(codec)  # the header specs are there, before Spark starts
-    spark = spark or session(master)
-    started = time.monotonic()
+    """``size_frames`` on Spark of a corpus of rows (FRAMES itself, or the frames extracted from its captures) or
+    of the captures themselves, each file extracted by a task of its own (``linter.frames.on_spark``), its frames
+    sized as they come, never a corpus written on the driver."""
     revision = read_specs(specs)
-    sizing = ((what_if.kip636, what_if.tags, what_if.flexible), message, version, allow_invalid)
-    tallies = CaptureTallies(spark, len(captures))
-    with frames_job(spark, frames_path):
-        rows = capture_frames(spark, captures, revision, allow_invalid, tallies=tallies).mapInArrow(
-            size_batches(revision, sizing), RESULTS).collect()
-    tally = merged([row.asDict() for row in rows])
-    run = FramesRun(some_sized(frames_path, tally), spark.sparkContext.master, time.monotonic() - started)
-    run.captured = tallies.summary()
-    return run
+    with tempfile.TemporaryDirectory(prefix="krpc-lint-size-") as scratch:
+        parquet = parquet_input(corpus, Path(scratch)) if isinstance(corpus, Path) else None  # before Spark starts
+        spark = spark or session(master)
+        started = time.monotonic()
+        with frames_job(spark, frames_path):
+            frames, tallies = spark_frames(spark, corpus, parquet, revision, allow_invalid)
+            tally = size_on_spark(frames, revision, what_if, message, version, allow_invalid)
+    return FramesRun(some_sized(frames_path, tally), spark.sparkContext.master, time.monotonic() - started,
+                     tallies.summary() if tallies is not None else None)
 
 
 def some_sized(frames_path: str | Path, tally: Tally) -> Tally:

@@ -623,8 +623,9 @@ def test_a_json_object_without_a_frame_is_replayed_as_spark_reads_it(spark: Any,
     (tmp_path / "corpus.jsonl").write_text(json.dumps({"direction": "request", "hex": ""}) + "\n"
                                            + json.dumps({"direction": "request"}) + "\n" + "[1]\n")
     said = {}
-    for where, options in (("in-process", {"in_process": True}), ("spark", {"spark": spark})):
-        replay(tmp_path / "corpus.jsonl", *specs, tmp_path / where, **options)
+    for where, options in (("in-process", {}), ("spark", {"spark": spark})):
+        summary = replay(tmp_path / "corpus.jsonl", *specs, tmp_path / where, **options)
+        assert (summary.master == replay_mod.IN_PROCESS) == (where == "in-process")
         rows = _read_back(tmp_path / where)["mismatches"]
         said[where] = sorted(((row["direction"], row["old_error"]) for row in rows), key=repr)
     assert ("request", "no frame: bytes and hex are both null") in said["spark"]

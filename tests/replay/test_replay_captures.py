@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import REPO_ROOT, require_shared, require_spark
 
 from linter.codec import Codec
@@ -37,3 +38,25 @@ def test_a_capture_is_replayed_in_this_process_and_on_spark_alike(tmp_path: Path
     require_spark()
     there, _ = _replay(tmp_path, "--master", "local[1]")
     assert there["outcomes"] == here["outcomes"] and there["master"] == "local[1]"
+
+
+def test_the_replay_command_finds_the_captures_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where to replay is decided once a run: the command's choice of Spark or this process, then the replay, read
+    the captures of FRAMES (every file's first packet, for a directory) once, not once each."""
+    from click.testing import CliRunner
+
+    from linter.cli.main import cli
+    from linter.frames import extract, on_spark
+
+    calls: list[str] = []
+
+    def counted(frames_path: str | Path) -> list[str]:
+        calls.append(str(frames_path))
+        return extract.captures_at(frames_path)
+
+    monkeypatch.setattr(on_spark, "captures_at", counted)
+    old, new = require_shared("kafka-specs", "4.3"), require_shared("kafka-specs", "trunk-2024-10")
+    result = CliRunner().invoke(cli, ["replay", str(CAPTURE), "--specs", str(old), "--against", str(new),
+                                      "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert "in this process" in result.stdout and calls == [str(CAPTURE)]
