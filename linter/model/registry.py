@@ -51,6 +51,9 @@ class StructRegistry:
         self.duplicate_inline: list[FieldSpec] = []
         self.respecified_commons: list[FieldSpec] = []
         self.missing: list[FieldSpec] = []
+        #: The edges to defined structs by the struct (or ``ROOT``) whose field names one: (that struct, the
+        #: field's path), in the spec's order. What ``levels`` and lint's KL654 walk.
+        self.children: dict[str, list[tuple[str, JsonPath]]] = {}
         self._register()
 
     def _register(self) -> None:
@@ -67,6 +70,9 @@ class StructRegistry:
         for common in self.message.common_structs:
             if common.name is not None:
                 self._link_common(common.fields, common.name)
+        for source, target, path in self.edges:
+            if target in self.defs:
+                self.children.setdefault(source, []).append((target, path))
 
     def _register_inline(self, fields: tuple[FieldSpec, ...], parent: str) -> None:
         for spec in fields:
@@ -134,20 +140,17 @@ class StructRegistry:
         """For the message (``ROOT``) and each struct it reaches: the struct levels from there down, itself
         included. A struct that contains itself (KL654) ends its chain. Iterative: a hostile chain of
         thousands of common structs costs no stack."""
-        children: dict[str, list[str]] = {}
-        for source, target, _ in self.edges:
-            if target in self.defs:
-                children.setdefault(source, []).append(target)
+        children = self.children
         levels: dict[str, int] = {}  # finished structs: the levels from each one down, itself included
         on_path = {ROOT}
         stack = [(ROOT, iter(children.get(ROOT, ())))]
         while stack:
             node, pending = stack[-1]
-            child = next(pending, None)
+            child, _ = next(pending, (None, ()))
             if child is None:
                 stack.pop()
                 on_path.discard(node)
-                below = max((levels[c] for c in children.get(node, ()) if c in levels), default=0)
+                below = max((levels[c] for c, _ in children.get(node, ()) if c in levels), default=0)
                 levels[node] = below + (node != ROOT)
             elif child not in levels and child not in on_path:
                 on_path.add(child)

@@ -12,7 +12,6 @@ from linter.engine.context import FileContext, Hit
 from linter.model.registry import MAX_STRUCT_NESTING, ROOT, StructRegistry
 from linter.model.spec import FieldSpec
 from linter.model.versions import ALL, Versions, shown
-from linter.parse.jsonc import JsonPath
 
 
 def _type_name(spec: FieldSpec) -> str:
@@ -103,10 +102,7 @@ def recursive_struct(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]
     registry = ctx.registry
     if ctx.message is None or registry is None:
         return
-    edges: dict[str, list[tuple[str, JsonPath]]] = {}
-    for source, target, path in registry.edges:
-        if registry.lookup(target) is not None:
-            edges.setdefault(source, []).append((target, path))
+    edges = registry.children
     state: dict[str, int] = {}  # 1: on the current path, 2: done
     for start in edges:
         if state.get(start):
