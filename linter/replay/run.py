@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING, Any
 from linter.compat.revision import Revision
 from linter.compat.sources import read_specs
 from linter.frames.corpus import frames_job, parquet_input
-from linter.frames.decode import loaded
+from linter.frames.decode import Decoders, loaded
 from linter.frames.errors import FramesInputError
 from linter.frames.extract import as_corpus
 from linter.frames.on_spark import frames_where, spark_frames
@@ -115,34 +115,33 @@ def replay(frames_path: str | Path, old_specs: str | Path, new_specs: str | Path
                                                                         spark is not None)
     here = spark is None and not on_spark
     old, new = read_specs(old_specs), read_specs(new_specs)
-    skipped = tuple(sorted({Path(name).name for specs in (old, new)
-                            for name in loaded(specs, allow_invalid).codec.skipped}))
-    # (bad specs fail in loaded, before any Spark work); packet captures are cut with OLD, the specs they speak:
-    # here into a corpus first, on Spark by a task per file
+    sides = loaded(old, allow_invalid), loaded(new, allow_invalid)  # bad specs fail here, before any Spark work
+    skipped = tuple(sorted({Path(name).name for side in sides for name in side.codec.skipped}))
+    # packet captures are cut with OLD, the specs they speak: here into a corpus first, on Spark by a task per file
     if captures and not here:
-        return _replay(frames_path, captures, old, new, out, spark, master, here, overwrite, allow_invalid,
+        return _replay(frames_path, captures, old, new, out, spark, master, None, overwrite, allow_invalid,
                        skipped, (old_specs, new_specs))
-    with as_corpus(frames_path, loaded(old, allow_invalid).codec, captures) as (corpus, captured):
-        summary = _replay(frames_path, corpus, old, new, out, spark, master, here, overwrite, allow_invalid,
-                          skipped, (old_specs, new_specs))
+    with as_corpus(frames_path, sides[0].codec, captures) as (corpus, captured):
+        summary = _replay(frames_path, corpus, old, new, out, spark, master, sides if here else None, overwrite,
+                          allow_invalid, skipped, (old_specs, new_specs))
     summary.captured = captured
     return summary
 
 
 def _replay(frames_path: str | Path, corpus: Path | list[str], old: Revision, new: Revision, out: str | Path,
-            spark: SparkSession | None, master: str | None, here: bool, overwrite: bool, allow_invalid: bool,
-            skipped: tuple[str, ...], specs: tuple[str | Path, str | Path]) -> ReplaySummary:
+            spark: SparkSession | None, master: str | None, here: tuple[Decoders, Decoders] | None, overwrite: bool,
+            allow_invalid: bool, skipped: tuple[str, ...], specs: tuple[str | Path, str | Path]) -> ReplaySummary:
     """``replay`` of a corpus of rows (FRAMES itself, or the frames extracted from its captures) or, on Spark, of
-    the captures themselves (their summary line in ``captured``)."""
+    the captures themselves (their summary line in ``captured``). ``here``: OLD's and NEW's decoders, to replay
+    in this process, else ``None``: on Spark, whose workers load the revisions themselves."""
     old_specs, new_specs = specs
     with tempfile.TemporaryDirectory(prefix="krpc-lint-replay-") as scratch, \
             atomic_directory(out, overwrite=overwrite, inputs=[frames_path, old_specs, new_specs]) as work_dir:
         parquet = parquet_input(corpus, Path(scratch)) if isinstance(corpus, Path) else None  # before Spark starts
         tallies = None
-        if isinstance(corpus, Path) and here:
+        if isinstance(corpus, Path) and here is not None:
             started, where = time.monotonic(), IN_PROCESS
-            counts = replay_here(corpus, parquet, loaded(old, allow_invalid, freeze=True),
-                                 loaded(new, allow_invalid, freeze=True), work_dir)
+            counts = replay_here(corpus, parquet, *here, work_dir)
         else:
             spark = spark or session(master)
             started, where = time.monotonic(), spark.sparkContext.master
