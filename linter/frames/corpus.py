@@ -228,12 +228,17 @@ def _json_row(file: Path, offset: int, number: int, line: bytes, strict: bool = 
         return (None,) * 6 + (f"line {number} at byte {offset}: {exc}",)
 
 
-def read_rows(frames_path: str | Path) -> Iterator[tuple[int | None, tuple[Any, ...]]]:
-    """Every row of FRAMES in Spark's order, with its byte offset when it has one (JSON Lines)."""
+def read_rows(frames_path: str | Path, spark_corrupt: bool = False) -> Iterator[tuple[int | None, tuple[Any, ...]]]:
+    """Every row of FRAMES in Spark's order, with its byte offset when it has one (JSON Lines). A JSON line that
+    is not a frame record says where and why in ``corrupt``, or, ``spark_corrupt``, holds its own text there, as
+    Spark's JSON reader keeps it: without its line end."""
     path = Path(frames_path)
     if path.is_file() and path.suffix.lower() in JSON_SUFFIXES:
         for offset, number, line in _lines(path):
-            yield offset, _json_row(path, offset, number, line)
+            row = _json_row(path, offset, number, line)
+            if spark_corrupt and row[-1] is not None:
+                row = (*row[:-1], line.rstrip(b"\r\n").decode("utf-8", "replace"))
+            yield offset, row
         return
     import pyarrow.parquet as pq
 

@@ -40,16 +40,9 @@ def replay_here(frames_path: str | Path, parquet: list[str] | None, old: Decoder
 def _rows(frames_path: str | Path, parquet: list[str] | None) -> Iterator[tuple[Any, ...]]:
     """FRAMES' rows in Spark's order (the repaired files in its place when there are some), a JSON line that is
     not a frame record holding its own text in ``corrupt``, as Spark's reader keeps it."""
-    for file in [Path(name) for name in parquet] if parquet is not None else [Path(frames_path)]:
-        for offset, row in read_rows(file):
-            yield row if row[-1] is None or offset is None else (*row[:-1], _line(file, offset))
-
-
-def _line(file: Path, offset: int) -> str:
-    """The line at ``offset`` as Spark's JSON reader keeps a record it cannot parse: without its line end."""
-    with open(file, "rb") as raw:
-        raw.seek(offset)
-        return raw.readline().rstrip(b"\r\n").decode("utf-8", "replace")
+    for file in parquet if parquet is not None else [frames_path]:
+        for _, row in read_rows(file, spark_corrupt=True):
+            yield row
 
 
 __all__ = ["replay_here"]
