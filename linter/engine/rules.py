@@ -36,7 +36,7 @@ __all__ = ["NODE_KINDS", "Example", "Rule", "RuleError", "RuleSet", "builtin_com
 NODE_KINDS = ("message", "field", "struct")
 _REQUIRED = ("id", "name", "title", "severity", "category", "profiles", "rationale", "check")
 _OPTIONAL = ("hint", "references", "examples", "kafka", "status", "replaced-by", "fixable", "fix")
-PACK_FORMAT = 4  # what a rule file may hold and how it is checked: a new format invalidates cached packs
+PACK_FORMAT = 5  # what a rule file may hold and how it is checked: a new format invalidates cached packs
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ class Rule:
 
     @property
     def check_def(self) -> CheckDef | None:
-        """The named check the rule calls, or ``None`` for a declarative or compat check."""
+        """The named check the rule calls, or ``None`` for a declarative, compat or wire check."""
         function = self.check.get("function")
         return CHECKS[function] if function is not None else None
 
@@ -83,6 +83,8 @@ class Rule:
     def scope(self) -> str:
         if "compat" in self.check:
             return "compat"  # decided by ``linter.compat`` when two revisions are compared
+        if "wire" in self.check:
+            return "wire"  # decided by ``linter.wirecheck`` on the bytes of captured frames
         definition = self.check_def
         return definition.scope if definition is not None else "file"
 
@@ -337,10 +339,11 @@ def _examples(examples: dict[str, Any], source: str) -> Iterator[Example]:
 def _validate_check(check: Any, source: str) -> None:
     if not isinstance(check, dict):
         raise RuleError(f"{source}: check must be a mapping")
-    if "compat" in check:
-        if not isinstance(check["compat"], str) or set(check) != {"compat"}:
-            raise RuleError(f"{source}: a compat check is {{compat: <change name>}}")
-        return
+    for kind, what in (("compat", "change name"), ("wire", "deviation name")):
+        if kind in check:
+            if not isinstance(check[kind], str) or set(check) != {kind}:
+                raise RuleError(f"{source}: a {kind} check is {{{kind}: <{what}>}}")
+            return
     if "function" in check:
         _validate_function(check, source)
         return

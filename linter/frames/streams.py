@@ -51,6 +51,8 @@ ACKS_ZERO_ANSWERED = "responses to Produce with acks=0"
 # "if (produceRequest.acks == 0)" ... sendNoOpResponseExemptThrottle; apache/kafka e3f44351a100);
 # librdkafka's mock cluster answers anyway: a row says so, matched to its request.
 ACKS_ZERO_PROBLEM = "a response to a Produce request with acks=0, which Kafka's broker does not send"
+# A response no request asked for, on a connection whose every request the capture holds: the sender's doing.
+UNMATCHED = "no request with correlation id {} on this connection"
 V0_LAYOUT = "ApiVersions UNSUPPORTED_VERSION response in version 0's layout (KIP-511): decode it at version 0"
 _JUDGED = 14  # bytes a request header's plausibility is judged on (size, key, version, id, client id length)
 UNDECIDED, CLIENT, SERVER, OFF, TLS_ROLE = "?", "client", "server", "off", "tls"
@@ -59,7 +61,7 @@ UNDECIDED, CLIENT, SERVER, OFF, TLS_ROLE = "?", "client", "server", "off", "tls"
 class _Connection:
     """One TCP connection: its name, outstanding requests by correlation id, what its client said it is."""
 
-    __slots__ = ("early", "name", "outstanding", "sasl_client", "sasl_server", "silent", "software")
+    __slots__ = ("early", "name", "outstanding", "sasl_client", "sasl_server", "silent", "software", "whole")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -68,6 +70,7 @@ class _Connection:
         self.early: dict[int, tuple[bytes, float]] = {}  # responses seen before their request (capture reordered)
         self.software: tuple[str | None, str | None] = (None, None)
         self.sasl_client = self.sasl_server = False  # raw SASL tokens flow (after SaslHandshake v0)
+        self.whole = False  # every request it carried was seen: its client flow from the SYN on, never out of sync
 
 
 class _Stream:
@@ -236,6 +239,8 @@ class KafkaStreams:
             client, broker = (flow.src, flow.dst) if role == CLIENT else (flow.dst, flow.src)
             conn = _Connection(f"{endpoint(client)} > {endpoint(broker)}")
         stream.role, stream.conn = role, conn
+        if role == CLIENT:
+            conn.whole = stream.opened and not stream.dropped
         if stream.dropped:
             self.tally[SKIPPED] += stream.dropped
             stream.synced, stream.dropped = False, 0
@@ -270,6 +275,7 @@ class KafkaStreams:
                 return
 
     def _lose_sync(self, stream: _Stream, reason: str | None) -> None:
+        _requests_lost(stream)
         if reason is not None:
             self.tally[reason] += 1
         self.tally[SKIPPED] += len(stream.buf)
@@ -288,6 +294,7 @@ class KafkaStreams:
                     pos += 4
                     continue
                 self.tally[REFUSED] += 1
+                _requests_lost(stream)
                 stream.buf, stream.synced = bytearray(data[pos + 1:]), False
                 self.tally[SKIPPED] += 1
                 return
@@ -394,9 +401,19 @@ class KafkaStreams:
     def _orphan(self, conn: _Connection, correlation: int | None, frame: bytes, ts: float) -> dict[str, Any]:
         """A response no request of its connection asked for (the capture began after it was sent)."""
         self.tally[ORPHANS] += 1
-        problem = (f"no request with correlation id {correlation} on this connection" if correlation is not None
-                   else "a response needs 8 bytes at least")
+        if correlation is None:
+            problem = "a response needs 8 bytes at least"
+        elif conn.whole:
+            problem = UNMATCHED.format(correlation)
+        else:
+            problem = f"no request with correlation id {correlation} in the capture (it lacks some of this connection)"
         return _row(conn, RESPONSE, None, None, correlation, frame, ts, None, problem)
+
+
+def _requests_lost(stream: _Stream) -> None:
+    """A client flow that lost bytes or sync: its connection's responses without a request may have had one."""
+    if stream.role == CLIENT and stream.conn is not None:
+        stream.conn.whole = False
 
 
 def _response_start(buf: bytes | bytearray, pos: int, end: int, outstanding: dict[int, Any]) -> bool:
@@ -414,4 +431,4 @@ def _row(conn: _Connection, direction: str, api_key: int | None, api_version: in
             "bytes": frame, "ts": ts, "connection": conn.name, "client_id": client_id, "software_name": name,
             "software_version": version, "problem": problem}
 
-__all__ = ["MAX_OUTSTANDING", "KafkaStreams"]
+__all__ = ["ACKS_ZERO_PROBLEM", "MAX_OUTSTANDING", "UNMATCHED", "V0_LAYOUT", "KafkaStreams"]

@@ -197,6 +197,13 @@ def test_a_response_without_its_request_is_a_row_with_a_problem(codec: Codec) ->
     assert tally == Tally({streams_mod.ORPHANS: 1, streams_mod.UNANSWERED: 1})
 
 
+def test_a_response_without_its_request_on_a_connection_seen_in_part_blames_the_capture(codec: Codec) -> None:
+    rows, _ = run(codec, [Segment(UP, 1.0, request(codec, METADATA, 12, 1)),  # no SYN: picked up mid-connection
+                          Segment(DOWN, 1.1, response(codec, METADATA, 12, 9))])
+    assert seen(rows)[1] == ("response", None, None, 9)
+    assert rows[1]["problem"] != streams_mod.UNMATCHED.format(9) and "in the capture" in rows[1]["problem"]
+
+
 def test_outstanding_requests_are_bounded_per_connection(codec: Codec, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(streams_mod, "MAX_OUTSTANDING", 3)
     frames = b"".join(request(codec, METADATA, 12, number) for number in range(5))

@@ -1,0 +1,264 @@
+"""One frame checked: its size prefix, its header and body as Kafka reads them, what the capture says of it.
+
+Most frames are exactly what Kafka's writer writes: decoded (the C accelerator when built) and encoded again, they
+give their own bytes back, and that is the whole check (``FrameKind.canonical``). Only a frame that does not is
+walked byte by byte (``linter.wirecheck.reader``) to say where and why, and read in the other ways the protocol
+allows before it is blamed: KIP-511's ApiVersions fallback (an UNSUPPORTED_VERSION answer in version 0's
+layout, correct by the protocol) and the other header versions (a header written in the wrong one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from linter.codec import Codec, DecodeError
+from linter.codec import codec as codec_module
+from linter.codec.plans import StructPlan
+from linter.codec.wire import INT16, INT32
+from linter.frames.corpus import REQUEST, RESPONSE
+from linter.frames.decode import HEADERS
+from linter.frames.streams import ACKS_ZERO_PROBLEM, UNMATCHED
+from linter.wirecheck.reader import (
+    BEYOND_FRAME,
+    FRAME_SIZE,
+    HEADER_VERSION,
+    SHOWN,
+    TRAILING_BYTES,
+    UNKNOWN_API,
+    UNKNOWN_VERSION,
+    UNMATCHED_RESPONSE,
+    Deviation,
+    KafkaReader,
+    Refused,
+)
+
+API_VERSIONS, UNSUPPORTED_VERSION = 18, 35
+HEADER_VERSIONS = {REQUEST: (0, 1, 2), RESPONSE: (0, 1)}  # every header version Kafka has had
+MAX_LAYOUTS = 64  # other versions a misfit frame is tried at, nearest first (a spec may claim 32,767)
+
+
+@dataclass(frozen=True)
+class FrameKind:
+    """One (direction, API key, version) under the specs: its header and body plans, and the fast check."""
+
+    direction: str
+    api_key: int
+    api_version: int
+    name: str  # the body's message
+    header_version: int
+    header: StructPlan
+    body: StructPlan
+    canonical: Callable[[bytes], bool]  # the payload is what Kafka's writer writes for its own value
+
+
+class FrameChecker:
+    """Checks frames against one spec set; what each (direction, API key, version) compiles to is kept."""
+
+    def __init__(self, codec: Codec) -> None:
+        for header in HEADERS.values():
+            if header not in codec.names:
+                raise ValueError(f"checking frames needs Kafka's {header} spec, and the specs have none")
+        self.codec = codec
+        self._kinds: dict[tuple[str, int, int], FrameKind | Deviation] = {}
+        self.unexplained = 0  # frames not canonical in which the walk found nothing: a disagreement to look into
+
+    def kind(self, direction: str, api_key: int, api_version: int) -> FrameKind | Deviation:
+        """The ``FrameKind``, or the ``info`` deviation saying the specs lack the API or the version."""
+        key = (direction, api_key, api_version)
+        found = self._kinds.get(key)
+        if found is None:
+            found = self._kinds[key] = self._build(direction, api_key, api_version)
+        return found
+
+    def _build(self, direction: str, api_key: int, api_version: int) -> FrameKind | Deviation:
+        codec = self.codec
+        request = direction == REQUEST  # a request names its API at bytes 4-7; a response is its request's
+        try:
+            message = codec.request_for(api_key) if request else codec.response_for(api_key)
+        except KeyError:
+            return Deviation(UNKNOWN_API, 4, "header.RequestApiKey" if request else "header",
+                             f"API key {api_key} is not in the specs", b"")
+        if message.versions is None or not message.versions.contains(api_version) or message.name is None:
+            return Deviation(UNKNOWN_VERSION, 6 if request else 4, "header.RequestApiVersion" if request else "header",
+                             f"{message.name} has no version {api_version} in the specs (valid versions: "
+                             f"{message.versions})", b"")
+        header_version = (codec.request_header_version if direction == REQUEST
+                          else codec.response_header_version)(api_key, api_version)
+        header = codec.plan(HEADERS[direction], header_version)
+        body = codec.plan(message.name, api_version)
+        return FrameKind(direction, api_key, api_version, message.name, header_version, header, body,
+                         _canonical(header, body))
+
+    # --- one frame --------------------------------------------------------------------------------------
+
+    def check(self, direction: str, api_key: int | None, api_version: int | None, frame: bytes,
+              problem: str | None = None) -> list[Deviation]:
+        """Every deviation of one frame (``problem``: what the capture reader said of it)."""
+        size = _size_deviation(frame)
+        if size is not None:
+            return [size]
+        found = _capture_problem(frame, problem)
+        if direction == REQUEST and len(frame) >= 8:
+            api_key, api_version = INT16.unpack_from(frame, 4)[0], INT16.unpack_from(frame, 6)[0]
+        if api_key is None or api_version is None:
+            if not found:
+                found.append(Deviation(BEYOND_FRAME, 4, "header", "a request header needs 4 bytes for its API key "
+                                       "and version", frame[4:]))
+            return found
+        kind = self.kind(direction, api_key, api_version)
+        if isinstance(kind, Deviation):
+            return [*found, kind]
+        payload = frame[4:]
+        if kind.canonical(payload):
+            return found
+        return found + self.explain(kind, payload)
+
+    def explain(self, kind: FrameKind, payload: bytes) -> list[Deviation]:
+        """The deviations of a payload that is not canonical: the walk's, unless another reading the protocol
+        allows fits it."""
+        reader = KafkaReader(payload)
+        try:
+            _, pos = reader.message(kind.header, 0, "header")
+            _, pos = reader.message(kind.body, pos, "body")
+            if pos != len(payload):
+                reader.parts = []
+                raise reader.refuse(TRAILING_BYTES, pos, len(payload), f"{len(payload) - pos} bytes after the "
+                                    f"message, inside its frame (the message takes {pos} of {len(payload)})", b"")
+        except Refused as exc:
+            other = self.other_reading(kind, payload)
+            if other is not None:
+                return other
+            return [*reader.found, self.with_layouts(kind, payload, exc.deviation)]
+        if not reader.found:
+            self.unexplained += 1
+        return reader.found
+
+    def other_reading(self, kind: FrameKind, payload: bytes) -> list[Deviation] | None:
+        """What a payload the walk refused is under a reading the protocol allows: none for KIP-511's fallback;
+        a header-version deviation when another header version reads the whole frame; else ``None``."""
+        if kind.api_key == API_VERSIONS and kind.direction == RESPONSE and kind.api_version > 0:
+            fallback = self._whole(HEADERS[RESPONSE], 0, kind.name, 0, payload)
+            if fallback is not None and fallback[1].get("errorCode") == UNSUPPORTED_VERSION:
+                return []
+        for version in HEADER_VERSIONS[kind.direction]:
+            if version == kind.header_version or not self._has(HEADERS[kind.direction], version):
+                continue
+            read = self._whole(HEADERS[kind.direction], version, kind.name, kind.api_version, payload)
+            if read is not None:
+                return [self._header_deviation(kind, version, read[0], payload)]
+        return None
+
+    def _header_deviation(self, kind: FrameKind, written: int, header: dict[str, Any], payload: bytes) -> Deviation:
+        plan = self.codec.plan(HEADERS[kind.direction], written)
+        _, end = plan.decode(payload, 0)
+        try:
+            expected: bytes | None = self.codec.encode(HEADERS[kind.direction], kind.header_version,
+                                                       {**kind.header.default(), **header})
+        except ValueError:
+            expected = None
+        return Deviation(HEADER_VERSION, 4, "header", f"the header is written in version {written}, but "
+                         f"{kind.name} version {kind.api_version} takes header version {kind.header_version}; "
+                         "Kafka reads the header and everything after it from the wrong bytes",
+                         payload[:min(end, SHOWN)], expected)
+
+    def with_layouts(self, kind: FrameKind, payload: bytes, deviation: Deviation) -> Deviation:
+        """A refusal that may be a layout mix-up (bytes left over or missing) says which versions' layouts fit."""
+        if deviation.check not in (TRAILING_BYTES, BEYOND_FRAME):
+            return deviation
+        fits = self.layouts(kind, payload)
+        said = (f"the bytes fit the layout of version {', '.join(map(str, fits))}" if fits
+                else "the bytes fit no version's layout")
+        return deviation._replace(message=f"{deviation.message}; {said}")
+
+    def layouts(self, kind: FrameKind, payload: bytes) -> list[int]:
+        """The other versions of the message whose layout (with their header) reads the whole payload."""
+        message = self.codec.spec(kind.name)
+        versions = message.versions
+        if versions is None:
+            return []
+        nearest = sorted((v for v in range(max(versions.lowest, kind.api_version - MAX_LAYOUTS),
+                                           min(versions.highest, kind.api_version + MAX_LAYOUTS) + 1)
+                          if v != kind.api_version), key=lambda v: abs(v - kind.api_version))[:MAX_LAYOUTS]
+        header_version = (self.codec.request_header_version if kind.direction == REQUEST
+                          else self.codec.response_header_version)
+        return sorted(v for v in nearest
+                      if self._whole(HEADERS[kind.direction], header_version(kind.api_key, v), kind.name, v,
+                                     payload) is not None)
+
+    def _has(self, name: str, version: int) -> bool:
+        versions = self.codec.spec(name).versions
+        return versions is not None and versions.contains(version)
+
+    def _whole(self, header: str, header_version: int, body: str, version: int,
+               payload: bytes) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """(header, body) when the plans read exactly the whole payload, strictly; else ``None``."""
+        try:
+            head, pos = self.codec.plan(header, header_version).decode(payload, 0)
+            value, end = self.codec.plan(body, version).decode(payload, pos)
+        except (DecodeError, ValueError):
+            return None
+        return (head, value) if end == len(payload) else None
+
+
+def _size_deviation(frame: bytes) -> Deviation | None:
+    """A frame whose int32 size prefix is not the number of bytes after it."""
+    if len(frame) < 4:
+        return Deviation(FRAME_SIZE, 0, "", f"a frame starts with its 4-byte size; this one has {len(frame)} bytes",
+                         frame)
+    size = INT32.unpack_from(frame)[0]
+    if size == len(frame) - 4:
+        return None
+    return Deviation(FRAME_SIZE, 0, "", f"the size prefix says {size} bytes follow, but the frame holds "
+                     f"{len(frame) - 4}; Kafka reads the next frame from the wrong byte", frame[:4],
+                     INT32.pack(len(frame) - 4))
+
+
+def _capture_problem(frame: bytes, problem: str | None) -> list[Deviation]:
+    """What the capture reader saw of the frame that makes it a deviation: a response no request asked for."""
+    if problem is None:
+        return []
+    if problem == ACKS_ZERO_PROBLEM:
+        message = ("a response to a Produce request sent with acks=0: Kafka's broker sends none, and the client "
+                   "expects none")
+    elif problem.startswith(UNMATCHED.split("{}")[0]) and problem.endswith(UNMATCHED.split("{}")[1]):
+        message = f"{problem}: the client has no request awaiting it"
+    else:
+        return []
+    return [Deviation(UNMATCHED_RESPONSE, 4, "header.CorrelationId", message, frame[4:8])]
+
+
+def _canonical(header: StructPlan, body: StructPlan) -> Callable[[bytes], bool]:
+    """``canonical(payload)``: the payload decodes (header, then body, every byte) and encodes to itself."""
+    speedups = codec_module._speedups
+    if speedups is None:
+        def plain(payload: bytes) -> bool:
+            try:
+                head, pos = header.decode(payload, 0)
+                value, end = body.decode(payload, pos)
+                if end != len(payload):
+                    return False
+                out = bytearray()
+                header.encode(head, out)
+                body.encode(value, out)
+            except Exception:  # noqa: BLE001 - anything the strict codec declines is for the walk to explain
+                return False
+            return out == payload
+
+        return plain
+    decode, encode = speedups.decode_struct, speedups.encode_struct
+    native_header, native_body = header.native_plan(speedups), body.native_plan(speedups)
+
+    def fast(payload: bytes) -> bool:
+        try:
+            head, pos = decode(native_header, payload, 0)
+            value, end = decode(native_body, payload, pos)
+            return bool(end == len(payload) and encode(native_header, head) + encode(native_body, value) == payload)
+        except Exception:  # noqa: BLE001 - as above
+            return False
+
+    return fast
+
+
+__all__ = ["FrameChecker", "FrameKind"]
