@@ -43,6 +43,7 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere: the codec lives 
     sys.path.insert(0, str(ROOT))
 
 from linter.codec import UNKNOWN_TAGS, Codec, DecodeError
+from linter.codec.wire import uvarint_bytes as uvarint
 
 DEFAULT_OUT = ROOT / "fixtures" / "wire-bugs"
 SPECS = "trunk-2024-10"  # every fixture's specs, relative to ../shared/kafka-specs
@@ -92,15 +93,6 @@ def at_end(old: bytes, new: bytes) -> Mutation:
             raise AssertionError(f"{data.hex()} does not end with {old.hex()}")
         return data[:len(data) - len(old)] + new
     return mutate
-
-
-def uvarint(value: int) -> bytes:
-    out = bytearray()
-    while value >= 0x80:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
 
 
 def compact_string(text: str) -> bytes:
@@ -418,13 +410,12 @@ BUGS = [
         "kmsg v1.11.0 wrote FetchPartition's tagged ReplicaDirectoryId (tag 0) even as the zero uuid, its default, "
         "which Kafka's writer leaves out, and at Fetch v16 too, where Kafka's reader refuses tag 0.",
         franz_go_961,
-        [Expect(0, "KL2021", "warning", "body.Topics[0].Partitions[0].ReplicaDirectoryId"),
+        [Expect(0, "KL2011", "error", "body.Topics[0].Partitions[0]"),
          Expect(1, "KL2021", "warning", "body.Topics[0].Partitions[0].ReplicaDirectoryId")],
         note="Frame 0 is the reported request (Fetch v16): Kafka's generated FetchPartition.read throws 'Tag 0 is not "
-             "valid for version 16' because tag 0 is a known tag whose taggedVersions (17+) exclude v16. No rule id of "
-             "the table says 'known tag outside its taggedVersions'; the closest is KL2021 (the field, present with "
-             "its default, which Kafka's writer omits), but Kafka's reaction is an error. Frame 1 is the same bytes "
-             "at v17, where Kafka accepts them and KL2021 is exact."),
+             "valid for version 16' because tag 0 is a known tag whose taggedVersions (17+) exclude v16 (KL2011, "
+             "hence the brokers' InvalidRequest). Frame 1 is the same bytes at v17, where Kafka accepts them: the "
+             "field present with its default, which Kafka's writer omits (KL2021)."),
     Bug("sarama-3638.jsonl", "IBM/sarama#3638", "https://github.com/IBM/sarama/pull/3638",
         "sarama's FetchResponse v12 encoder wrote the tagged structs DivergingEpoch and CurrentLeader without their "
         "own empty tagged-field section, with a size one byte short of what Kafka's reader consumes.",

@@ -255,6 +255,7 @@ for _command in (compat_command, changelog_command, matrix_command):
 # --- audit, replay, frames (PySpark only when they run) ------------------------------------------
 
 from linter.cli.audit_cmd import audit_command
+from linter.cli.frames_check_cmd import check_command as _frames_check  # noqa: F401 - registers frames check
 from linter.cli.frames_cmd import frames_group
 from linter.cli.replay_cmd import replay_command
 

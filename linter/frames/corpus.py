@@ -125,10 +125,10 @@ def split_frame(direction: Any, api_key: Any, api_version: Any, correlation_id: 
     return data[4:], api_key, api_version, wire_id
 
 
-def batch_columns(batch: pa.RecordBatch) -> list[list[Any]]:
-    """An Arrow batch's ``INPUT_COLUMNS`` as Python lists (all ``None`` for a column it lacks)."""
+def batch_columns(batch: pa.RecordBatch, extra: tuple[str, ...] = ()) -> list[list[Any]]:
+    """An Arrow batch's ``INPUT_COLUMNS`` (then ``extra``) as Python lists (all ``None`` for a column it lacks)."""
     return [batch.column(name).to_pylist() if name in batch.schema.names else [None] * batch.num_rows
-            for name in INPUT_COLUMNS]
+            for name in (*INPUT_COLUMNS, *extra)]
 
 
 # --- FRAMES in this process ---------------------------------------------------------------------
@@ -208,7 +208,8 @@ def _lines(file: Path) -> Iterator[tuple[int, int, bytes]]:
             offset += len(line)
 
 
-def _json_row(file: Path, offset: int, number: int, line: bytes, strict: bool = False) -> tuple[Any, ...]:
+def _json_row(file: Path, offset: int, number: int, line: bytes, strict: bool = False,
+              extra: tuple[str, ...] = ()) -> tuple[Any, ...]:
     """A JSON line as a row of ``INPUT_COLUMNS`` (base64 ``bytes`` decoded, as Spark reads them); one that is
     not a JSON object has ``corrupt`` set, or, ``strict``, is ``FramesInputError`` at its byte. An object without
     bytes or hex is a row of nulls, as Spark reads it (replay says ``no frame`` for it); only ``strict`` (the
@@ -221,33 +222,37 @@ def _json_row(file: Path, offset: int, number: int, line: bytes, strict: bool = 
         if data is not None:
             data = base64.b64decode(data, validate=True) if isinstance(data, str) else data
         return (record.get("api_key"), record.get("api_version"), record.get("direction"),
-                record.get("correlation_id"), data, record.get("hex"), None)
+                record.get("correlation_id"), data, record.get("hex"), None, *map(record.get, extra))
     except (ValueError, binascii.Error) as exc:
         if strict:
             raise FramesInputError(f"{file}: byte {offset} (line {number}): not a frame record: {exc}") from None
-        return (None,) * 6 + (f"line {number} at byte {offset}: {exc}",)
+        return (None,) * 6 + (f"line {number} at byte {offset}: {exc}",) + (None,) * len(extra)
 
 
-def read_rows(frames_path: str | Path, spark_corrupt: bool = False) -> Iterator[tuple[int | None, tuple[Any, ...]]]:
-    """Every row of FRAMES in Spark's order, with its byte offset when it has one (JSON Lines). A JSON line that
-    is not a frame record says where and why in ``corrupt``, or, ``spark_corrupt``, holds its own text there, as
-    Spark's JSON reader keeps it: without its line end."""
+def read_rows(frames_path: str | Path, spark_corrupt: bool = False,
+              extra: tuple[str, ...] = ()) -> Iterator[tuple[int | None, tuple[Any, ...]]]:
+    """Every row of FRAMES in Spark's order, with its byte offset when it has one (JSON Lines): ``INPUT_COLUMNS``,
+    then the ``extra`` columns asked for (``None`` where FRAMES has none: a corpus ``frames extract`` wrote has the
+    capture's). A JSON line that is not a frame record says where and why in ``corrupt``, or, ``spark_corrupt``,
+    holds its own text there, as Spark's JSON reader keeps it: without its line end."""
     path = Path(frames_path)
+    corrupt = len(INPUT_COLUMNS) - 1
     if path.is_file() and path.suffix.lower() in JSON_SUFFIXES:
         for offset, number, line in _lines(path):
-            row = _json_row(path, offset, number, line)
-            if spark_corrupt and row[-1] is not None:
-                row = (*row[:-1], line.rstrip(b"\r\n").decode("utf-8", "replace"))
+            row = _json_row(path, offset, number, line, extra=extra)
+            if spark_corrupt and row[corrupt] is not None:
+                row = (*row[:corrupt], line.rstrip(b"\r\n").decode("utf-8", "replace"), *row[corrupt + 1:])
             yield offset, row
         return
     import pyarrow.parquet as pq
 
+    wanted = {*INPUT_COLUMNS, *extra}
     for file in spark_files(path) if path.is_dir() else [path]:
         parquet = pq.ParquetFile(file)
-        columns = [name for name in parquet.schema_arrow.names if name in INPUT_COLUMNS]
+        columns = [name for name in parquet.schema_arrow.names if name in wanted]
         try:
             for batch in parquet.iter_batches(batch_size=READ_BATCH, columns=columns):
-                for row in zip(*batch_columns(batch)):
+                for row in zip(*batch_columns(batch, extra)):
                     yield None, row
         except OSError as exc:
             raise FramesInputError(f"{file}: cannot be read: {_reason(exc)}") from None

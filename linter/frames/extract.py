@@ -104,6 +104,7 @@ class Extraction:
     ports: frozenset[int] | None = KAFKA_PORTS
     tally: Tally = field(default_factory=Tally)
     frames: int = 0
+    reading: str = ""  # the capture being read when a row comes: where its frame's last byte was captured
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """Every frame of the captures, as a row of ``EXTRACTED``'s columns."""
@@ -114,6 +115,7 @@ class Extraction:
         streams = KafkaStreams(self.codec, self.tally, self.ports)
         feed, cut = reassembler.feed, streams.feed
         for capture in self.captures:
+            self.reading = capture
             for packet in packets(capture, self.tally):
                 for segment in feed(packet):
                     for row in cut(segment):

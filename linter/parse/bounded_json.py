@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from typing import Any
 
 from linter.errors import KrpcLintError
+from linter.parse.files import read_regular
 from linter.parse.scanner import brackets
 
 MAX_DEPTH = 200  # values nested deeper are a syntax finding of a spec (both readers), else NestingError
@@ -93,3 +95,17 @@ def _first_too_deep(text: str) -> int | None:
     """The offset of the first bracket past ``MAX_DEPTH`` (``None`` when none is), strings skipped."""
     return next((offset for offset, depth in brackets(text, 0) if depth > MAX_DEPTH + 1), None)
 
+
+
+def read_listing(path: str | os.PathLike[str], schema: str, key: str, what: str, limit: int) -> list[Any]:
+    """The list under ``key`` of a JSON file that says ``"schema": schema`` (a baseline): ``ValueError`` naming the
+    file and ``what`` it is not, for a file that cannot be read, is no such document or is over ``limit`` bytes."""
+    name = os.fspath(path)
+    try:
+        document = load_json(read_regular(path, limit).decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{name}: not a {what}: {exc}") from None
+    entries = document.get(key) if isinstance(document, dict) else None
+    if not isinstance(entries, list) or document.get("schema") != schema:
+        raise ValueError(f'{name}: not a {what} (a JSON object with "schema": "{schema}" and "{key}": [...])')
+    return entries

@@ -11,8 +11,7 @@ from typing import Any
 
 from linter.errors import KrpcLintError
 from linter.escape import json_text
-from linter.parse.bounded_json import load_json
-from linter.parse.files import read_regular
+from linter.parse.bounded_json import read_listing
 from linter.readiness.usage import ClientKey
 
 SCHEMA = "krpc-lint/readiness-baseline/1"
@@ -28,13 +27,9 @@ def read_baseline(path: str | os.PathLike[str]) -> set[ClientKey]:
     """The clients a baseline accepts."""
     name = os.fspath(path)
     try:
-        document = load_json(read_regular(path, MAX_BASELINE).decode("utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
-        raise BaselineError(f"{name}: not a readiness baseline: {exc}") from None
-    clients = document.get("clients") if isinstance(document, dict) else None
-    if not isinstance(clients, list) or document.get("schema") != SCHEMA:
-        raise BaselineError(f'{name}: not a readiness baseline (a JSON object with "schema": "{SCHEMA}" and '
-                            '"clients": [...])')
+        clients = read_listing(path, SCHEMA, "clients", "readiness baseline", MAX_BASELINE)
+    except ValueError as exc:
+        raise BaselineError(str(exc)) from None
     accepted: set[ClientKey] = set()
     for number, client in enumerate(clients):
         values = [client.get(key) for key in KEYS] if isinstance(client, dict) else None

@@ -12,17 +12,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from linter.frames.capture import is_capture
-from linter.frames.corpus import BadFrame, frame_of, read_rows, spark_files
+from linter.frames.corpus import BadFrame, frame_of, read_rows
 from linter.frames.decode import loaded
 from linter.frames.errors import FramesInputError
-from linter.frames.extract import Extraction, in_reading_order
+from linter.frames.extract import Extraction
+from linter.frames.inputs import Inputs
+from linter.frames.inputs import sorted_inputs as frames_inputs
 from linter.frames.traffic import KAFKA_PORTS
-from linter.parse.discovery import regular_files
 from linter.readiness.request_log import is_request_log, read_request_log
 from linter.readiness.usage import FrameReader, Usage
 from linter.spark.session import session
@@ -37,41 +35,9 @@ ON_SPARK_BYTES = 1 << 30  # above this much input, Spark without --master (a cap
 CORRUPT = "corpus rows not readable"
 
 
-@dataclass
-class Inputs:
-    """The files of a run by kind, in reading order (captures by their first packet)."""
-
-    captures: list[str] = field(default_factory=list)
-    logs: list[str] = field(default_factory=list)
-    corpora: list[str] = field(default_factory=list)
-
-    def files(self) -> list[tuple[str, str]]:
-        """(kind, path) of every input, one Spark task each."""
-        return ([("capture", path) for path in self.captures] + [("log", path) for path in self.logs]
-                + [("corpus", path) for path in self.corpora])
-
-    def size(self) -> int:
-        return sum(os.path.getsize(path) for _, path in self.files())
-
-
 def sorted_inputs(paths: Iterable[str | os.PathLike[str]]) -> Inputs:
-    """Each path's files by kind; a file that is none of them is a corpus for the corpus reader to judge (its
-    error names the file)."""
-    inputs, captures = Inputs(), []
-    for path in (os.fspath(given) for given in paths):
-        files = regular_files(path) if os.path.isdir(path) else [path]
-        if os.path.isdir(path) and any(name.endswith(".parquet") for name in files):
-            inputs.corpora.extend(str(file) for file in spark_files(Path(path)))  # a Spark task each
-            continue
-        for file in files:
-            if is_capture(file):
-                captures.append(file)
-            elif is_request_log(file):
-                inputs.logs.append(file)
-            elif file == path:  # a file named, not found in a directory
-                inputs.corpora.append(file)
-    inputs.captures = in_reading_order(captures)
-    return inputs
+    """Each path's files by kind (``linter.frames.inputs``), request logs among them."""
+    return frames_inputs(paths, is_request_log)
 
 
 def read_here(inputs: Inputs, codec: Codec | None, ports: frozenset[int] | None) -> Usage:
@@ -140,10 +106,7 @@ def _task(specs: Revision | None,
 
     def run(files: Iterator[tuple[str, str]]) -> Iterator[Usage]:
         codec = loaded(specs, allow_invalid=True, freeze=True).codec if specs is not None else None
-        mine = Inputs()
-        for kind, path in files:
-            {"capture": mine.captures, "log": mine.logs, "corpus": mine.corpora}[kind].append(path)
-        yield read_here(mine, codec, ports)
+        yield read_here(Inputs.of(files), codec, ports)
 
     return run
 

@@ -147,7 +147,7 @@ def render_json(report: Report) -> str:
 # --- sarif ---------------------------------------------------------------------------------
 
 
-def _artifact_uri(path: str) -> str:
+def artifact_uri(path: str) -> str:
     """A relative path as a relative URI reference with forward slashes; absolute ones as file: URIs."""
     from urllib.parse import quote
 
@@ -160,7 +160,7 @@ def _artifact_uri(path: str) -> str:
     return ("file://" if pure.is_absolute() else "") + quote(raw, safe="/")
 
 
-def _sarif_rule(rule: Rule) -> dict[str, Any]:
+def sarif_rule(rule: Rule) -> dict[str, Any]:
     descriptor: dict[str, Any] = {
         "id": rule.id,
         "name": rule.name,
@@ -199,7 +199,7 @@ def _sarif_message(finding: Finding) -> str:
 
 def render_sarif(report: Report, rules: dict[str, Rule] | None = None) -> str:
     by_id = {rule.id: rule for rule in (rules or {}).values()}
-    descriptors = [_sarif_rule(by_id[rule_id]) for rule_id in sorted(by_id)]
+    descriptors = [sarif_rule(by_id[rule_id]) for rule_id in sorted(by_id)]
     index = {descriptor["id"]: position for position, descriptor in enumerate(descriptors)}
     for finding in report.findings:
         if finding.rule not in index:
@@ -212,7 +212,7 @@ def render_sarif(report: Report, rules: dict[str, Rule] | None = None) -> str:
         "message": {"text": _sarif_message(finding)},
         "locations": [{
             "physicalLocation": {
-                "artifactLocation": {"uri": _artifact_uri(finding.path)},
+                "artifactLocation": {"uri": artifact_uri(finding.path)},
                 "region": {"startLine": max(1, finding.line), "startColumn": max(1, finding.col)},
             },
         }],

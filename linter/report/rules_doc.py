@@ -16,6 +16,10 @@ _CATEGORY_TITLES = {
     "tagged-fields": "Tagged fields (KIP-482)", "defaults": "Defaults", "structs": "Structs",
     "messages": "Messages and cross-file", "style": "Style", "meta": "Suppressions",
     **CATEGORY_HEADINGS,  # compat rules (``krpc-lint compat``): one category per verdict of the comparison
+    # wire rules (``krpc-lint frames check``): what Kafka does with the bytes
+    "frames-refused": "Frames: what Kafka refuses or misreads",
+    "frames-not-canonical": "Frames: what Kafka accepts but never writes",
+    "frames-unknown": "Frames: what the specs do not know",
 }
 _ONE_SIDED = {"old.json": "new.json: none (the file is removed)", "new.json": "old.json: none (the file is new)"}
 
@@ -110,6 +114,13 @@ def render_rules_markdown(rules: list[Rule] | None = None) -> str:
         "of change between two revisions of the specs, and its category is the compatibility verdict. For them "
         "`kafka` reports what can break peers or stored data, `recommended` adds source-only changes and `strict` "
         "also lists safe ones. Their examples are pairs: `old.json` before and `new.json` after the change.",
+        "",
+        "Rules KL2001 and up are used by `krpc-lint frames check INPUTS --specs SPECS`, never by `lint`: each names "
+        "one way the bytes of a captured frame differ from what Kafka's reader takes or its writer writes "
+        "([wire-check.md](wire-check.md)). `kafka` reports what Kafka refuses or misreads, `recommended` adds what "
+        "it accepts but never writes and what the specs lack. Their examples are an API's request and response "
+        "specs and frames as `frames extract` writes them (JSON Lines, `hex` the whole frame), read with Kafka's "
+        "RequestHeader and ResponseHeader.",
         "",
         "Every rule is stable unless its entry gives another status (`status:` in its YAML, as in ruff and buf): "
         "a `preview` rule runs only when `select` names it by id or name, or with `preview = true` in the config; "

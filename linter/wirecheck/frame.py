@@ -17,9 +17,11 @@ from linter.codec import Codec, DecodeError
 from linter.codec import codec as codec_module
 from linter.codec.plans import StructPlan
 from linter.codec.wire import INT16, INT32
-from linter.frames.corpus import REQUEST, RESPONSE
+from linter.frames.corpus import REQUEST, RESPONSE, BadFrame
 from linter.frames.decode import HEADERS
+from linter.frames.errors import FramesInputError
 from linter.frames.streams import ACKS_ZERO_PROBLEM, UNMATCHED
+from linter.vocabulary import plural
 from linter.wirecheck.reader import (
     BEYOND_FRAME,
     FRAME_SIZE,
@@ -59,10 +61,17 @@ class FrameChecker:
     def __init__(self, codec: Codec) -> None:
         for header in HEADERS.values():
             if header not in codec.names:
-                raise ValueError(f"checking frames needs Kafka's {header} spec, and the specs have none")
+                raise FramesInputError(f"checking frames needs Kafka's {header} spec, and the specs have none")
         self.codec = codec
         self._kinds: dict[tuple[str, int, int], FrameKind | Deviation] = {}
         self.unexplained = 0  # frames not canonical in which the walk found nothing: a disagreement to look into
+
+    def api_name(self, api_key: int) -> str:
+        """An API's name (``Metadata``), or its key when the specs lack it."""
+        try:
+            return (self.codec.request_for(api_key).name or "").removesuffix("Request") or str(api_key)
+        except KeyError:
+            return f"API {api_key}"
 
     def kind(self, direction: str, api_key: int, api_version: int) -> FrameKind | Deviation:
         """The ``FrameKind``, or the ``info`` deviation saying the specs lack the API or the version."""
@@ -95,18 +104,23 @@ class FrameChecker:
 
     def check(self, direction: str, api_key: int | None, api_version: int | None, frame: bytes,
               problem: str | None = None) -> list[Deviation]:
-        """Every deviation of one frame (``problem``: what the capture reader said of it)."""
+        """Every deviation of one frame (``problem``: what the capture reader said of it); ``BadFrame`` for a row
+        that cannot be checked at all (a response whose request's API is not given)."""
+        if direction not in (REQUEST, RESPONSE):
+            raise BadFrame(f"direction must be {REQUEST!r} or {RESPONSE!r}, got {direction!r}")
         size = _size_deviation(frame)
         if size is not None:
             return [size]
         found = _capture_problem(frame, problem)
-        if direction == REQUEST and len(frame) >= 8:
+        if direction == REQUEST:
+            if len(frame) < 8:
+                return [Deviation(BEYOND_FRAME, 4, "header", "a request header needs 4 bytes for its API key and "
+                                  "version", frame[4:])]
             api_key, api_version = INT16.unpack_from(frame, 4)[0], INT16.unpack_from(frame, 6)[0]
         if api_key is None or api_version is None:
-            if not found:
-                found.append(Deviation(BEYOND_FRAME, 4, "header", "a request header needs 4 bytes for its API key "
-                                       "and version", frame[4:]))
-            return found
+            if found:
+                return found
+            raise BadFrame("a response row needs api_key and api_version: those of the request it answers")
         kind = self.kind(direction, api_key, api_version)
         if isinstance(kind, Deviation):
             return [*found, kind]
@@ -124,8 +138,9 @@ class FrameChecker:
             _, pos = reader.message(kind.body, pos, "body")
             if pos != len(payload):
                 reader.parts = []
-                raise reader.refuse(TRAILING_BYTES, pos, len(payload), f"{len(payload) - pos} bytes after the "
-                                    f"message, inside its frame (the message takes {pos} of {len(payload)})", b"")
+                raise reader.refuse(TRAILING_BYTES, pos, len(payload), f"{plural(len(payload) - pos, 'byte')} "
+                                    f"after the message, inside its frame (the message ends at byte {pos + 4} "
+                                    f"of {len(payload) + 4})", b"")
         except Refused as exc:
             other = self.other_reading(kind, payload)
             if other is not None:

@@ -41,6 +41,7 @@ FRAME_SIZE = "frame-size-mismatch"
 NULL_NOT_NULLABLE = "null-not-nullable"
 INVALID_UTF8 = "invalid-utf8"
 STRING_TOO_LONG = "string-too-long"
+TAG_NOT_IN_VERSION = "tag-not-in-version"
 TAGGED_DEFAULT = "tagged-field-default"
 TAGS_NOT_ASCENDING = "tags-not-ascending"
 TAG_REPEATED = "tag-repeated"
@@ -50,7 +51,7 @@ NULL_MARKER = "null-marker-not-canonical"
 UNKNOWN_API = "unknown-api"
 UNKNOWN_VERSION = "unknown-version"
 CHECKS = (TRAILING_BYTES, BEYOND_FRAME, VARINT_TOO_LONG, TAGGED_SIZE, HEADER_VERSION, UNMATCHED_RESPONSE, FRAME_SIZE,
-          NULL_NOT_NULLABLE, INVALID_UTF8, STRING_TOO_LONG, TAGGED_DEFAULT, TAGS_NOT_ASCENDING, TAG_REPEATED,
+          NULL_NOT_NULLABLE, INVALID_UTF8, STRING_TOO_LONG, TAG_NOT_IN_VERSION, TAGGED_DEFAULT, TAGS_NOT_ASCENDING, TAG_REPEATED,
           VARINT_NOT_MINIMAL, BOOL_NOT_CANONICAL, NULL_MARKER, UNKNOWN_API, UNKNOWN_VERSION)
 
 VALUES_PER_BYTE, VALUES_FLOOR = 4, 65_536  # values a walk may build per byte of its input, plus these
@@ -286,14 +287,25 @@ class KafkaReader:
             seen.add(tag)
             previous = max(previous, tag)
             field = by_number.get(tag)
-            if field is None:  # unknown: forward compatibility, never a deviation
-                value.setdefault(UNKNOWN_TAGS, []).append((tag, bytes(self.buf[pos:end])))
+            if field is None:
+                self.not_in_version(plan, tag, start, end)
+                value.setdefault(UNKNOWN_TAGS, []).append((tag, bytes(self.buf[pos:end])))  # forward compatibility
             else:
                 value[field.key] = self.tagged_value(field, start, pos, end)
             pos = end
         for field in plan.tagged:
             value.setdefault(field.key, field.default())
         return pos
+
+    def not_in_version(self, plan: StructPlan, tag: int, start: int, end: int) -> None:
+        """A tag unknown at this version is kept as an unknown tag, unless the struct has a field with that tag in
+        other versions: Kafka's generated reader refuses it then ("Tag N is not valid for version V")."""
+        for field in plan.fields:
+            spec = field.spec
+            if spec.tag == tag and spec.tagged_versions is not None and field.tag is None:
+                raise self.refuse(TAG_NOT_IN_VERSION, start, end, f"tag {tag} is {field.name}'s, which is tagged in "
+                                  f"versions {spec.tagged_versions} only, not in version {plan.version}; Kafka "
+                                  "refuses it")
 
     def tagged_value(self, field: FieldPlan, start: int, pos: int, end: int) -> Any:
         """A known tag's value, read within its declared size: a value that needs more, or fewer, bytes is read

@@ -1,7 +1,9 @@
 """Every rule's documented examples: each bad one is flagged by the rule, no good one is.
 
-Lint rules lint their example files. Compat rules (``check: {compat: ...}``, KL1xxx) compare
-two revisions; their examples name the files of each side:
+Lint rules lint their example files. Wire rules (``check: {wire: ...}``, KL2xxx) check the frames of
+their example's ``frames.jsonl`` against its spec files (with Kafka's request and response headers).
+Compat rules (``check: {compat: ...}``, KL1xxx) compare two revisions; their examples name the files
+of each side:
 
 * ``old.json`` / ``new.json``: one spec before and after the change (the same file on both
   sides). A pair with only ``old.json`` means the file was removed, only ``new.json`` that it
@@ -12,8 +14,17 @@ two revisions; their examples name the files of each side:
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from conftest import format_findings
+from support.headers import REQUEST_HEADER, RESPONSE_HEADER
+
+from linter.codec import Codec
+from linter.frames.inputs import Inputs
+from linter.wirecheck.findings import selection
+from linter.wirecheck.run import Run
 
 from linter.compat.api import compare_texts
 from linter.engine.config import Config
@@ -44,6 +55,20 @@ def compat_sides(example: Example) -> tuple[dict[str, str | bytes], dict[str, st
             raise AssertionError(f"compat example file {name!r}: expected old.json, new.json, old/<path> or new/<path>")
         (old if side == "old" else new)[path] = text
     return old, new
+
+
+def wire_findings(rule: Rule, example: Example, tmp_path: Path) -> list[str]:
+    """The rule ids a wire example's frames are found to break, every wire rule selected."""
+    specs = {name: text.encode() if isinstance(text, str) else text for name, text in example.files.items()
+             if name.endswith(".json")}
+    specs |= {"RequestHeader.json": json.dumps(REQUEST_HEADER).encode(),
+              "ResponseHeader.json": json.dumps(RESPONSE_HEADER).encode()}
+    frames = tmp_path / f"{rule.id}-{example.kind}.jsonl"
+    frames.write_text(str(example.files["frames.jsonl"]), encoding="utf-8")
+    run = Run(Codec.from_files(specs), selection(Config(profile="strict")))
+    collector = run.read(Inputs(corpora=[str(frames)]))
+    assert not collector.unreadable_count, collector.unreadable
+    return [finding.rule.id for finding in collector.findings]
 
 
 def _own_findings(rule: Rule, example: Example):
@@ -85,7 +110,15 @@ def test_compat_examples_follow_the_naming_convention(rule: Rule) -> None:
         assert old or new, f"{rule.id} has an example with no files"
 
 
-@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)
+@pytest.mark.parametrize("rule", [r for r in RULES if r.scope == "wire"], ids=lambda r: r.id)
+def test_wire_examples_are_flagged_by_their_rule_alone(rule: Rule, tmp_path: Path) -> None:
+    """A bad example's frames break the rule and no other; a good example's break none."""
+    for example in rule.examples:
+        found = wire_findings(rule, example, tmp_path)
+        assert found == ([rule.id] if example.kind == "bad" else []), f"{rule.id} {example.kind}: {found}\n{_show(example)}"
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.scope != "wire"], ids=lambda r: r.id)
 def test_bad_examples_are_flagged(rule: Rule) -> None:
     for index, example in enumerate(e for e in rule.examples if e.kind == "bad"):
         findings, own = _own_findings(rule, example)
@@ -93,7 +126,7 @@ def test_bad_examples_are_flagged(rule: Rule) -> None:
                      f"{format_findings(findings)}\n{_show(example)}")
 
 
-@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)
+@pytest.mark.parametrize("rule", [r for r in RULES if r.scope != "wire"], ids=lambda r: r.id)
 def test_good_examples_are_accepted(rule: Rule) -> None:
     for index, example in enumerate(e for e in rule.examples if e.kind == "good"):
         _, own = _own_findings(rule, example)

@@ -15,7 +15,8 @@ from linter.errors import KrpcLintError
 
 # Not about the user's input: the codec commands' bad data is caught inside each command (exit 1), and a
 # change kind no rule describes is a bug of krpc-lint (an internal error).
-INTERNAL = {"linter.cli.codec_io.BadInput", "linter.compat.report.UnknownChange"}
+INTERNAL = {"linter.cli.codec_io.BadInput", "linter.compat.report.UnknownChange",
+            "linter.wirecheck.reader.Refused"}  # control flow of the walk: caught by the frame checker
 
 
 def _error_classes() -> list[str]:

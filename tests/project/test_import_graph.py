@@ -137,6 +137,8 @@ LAZY_IMPORTS = {
     ("linter.size.report", "linter.size.run"): "--frames only: the corpus readers, compat.sources and Spark cost "
                                                 "every `krpc-lint size` ~30 ms",
     ("linter.size.report", "linter.size.html"): "--format html only: the page's charts and parts",
+    ("linter.wirecheck.findings", "linter.engine.runner"): "selection() only: Spark tasks unpickle collectors without "
+                                                            "loading the rule engine",
     ("linter.readiness.formats", "linter.readiness.text"): "the --format asked for only: the CLI imports FORMATS",
     ("linter.readiness.formats", "linter.readiness.markdown"): "the --format asked for only: the CLI imports FORMATS",
     ("linter.readiness.formats", "linter.readiness.html"): "the --format asked for only: the CLI imports FORMATS",
