@@ -183,8 +183,8 @@ class FrameChecker:
         if deviation.check not in (TRAILING_BYTES, BEYOND_FRAME):
             return deviation
         fits = self.layouts(kind, payload)
-        said = (f"the bytes fit the layout of version {', '.join(map(str, fits))}" if fits
-                else "the bytes fit no version's layout")
+        said = (f"the bytes fit the layout of {'version' if len(fits) == 1 else 'versions'} "
+                f"{', '.join(map(str, fits))}" if fits else "the bytes fit no version's layout")
         return deviation._replace(message=f"{deviation.message}; {said}")
 
     def layouts(self, kind: FrameKind, payload: bytes) -> list[int]:

@@ -238,7 +238,8 @@ class KafkaReader:
             return struct.unpack_from(primitive.format, self.buf, pos)[0], end
         if primitive.travels_as == "string":
             return self.string(compact, nullable, pos)
-        return self.bytes_value(compact, nullable, pos)
+        # Kafka reads any negative records length as null, nullable or not (Readable.readRecords)
+        return self.bytes_value(compact, nullable or type_name == "records", pos)
 
     def string(self, compact: bool, nullable: bool, pos: int) -> tuple[str | None, int]:
         start = pos
