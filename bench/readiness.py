@@ -12,12 +12,11 @@ Every side is a whole process (start-up included). Figures: docs/performance.md.
 from __future__ import annotations
 
 import argparse
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from timing import side_by_side
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -62,15 +61,6 @@ def make_corpus(directory: Path, frames: int) -> int:
     return per_file * FILES
 
 
-def timed(command: list[str]) -> tuple[float, str]:
-    started = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"{command}: exit {done.returncode}: {done.stderr.strip()}")
-    lines = (done.stdout + done.stderr).strip().splitlines()
-    return time.perf_counter() - started, lines[0] if lines else ""
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--frames", type=int, default=1_000_000)
@@ -85,20 +75,8 @@ def main() -> int:
                  "readiness, in this process": [*ours, str(corpus), "--target", str(SPECS)]}
         if not options.no_spark:
             sides["readiness, Spark local[2]"] = [*ours, str(corpus), "--target", str(SPECS), "--master", "local[2]"]
-        runs: dict[str, list[float]] = {name: [] for name in sides}
-        said: dict[str, str] = {}
-        for _ in range(options.runs):  # alternated, so a change of load hits every side
-            for name, command in sides.items():
-                seconds, said[name] = timed(command)
-                runs[name].append(seconds)
-        floor = statistics.median(runs["floor: request headers only"])
         print(f"corpus: {frames:,} frames in {FILES} Parquet files")
-        print(f"{'what':<34}{'seconds':>9}{'frames/s':>12}{'vs floor':>10}")
-        for name in sides:
-            seconds = statistics.median(runs[name])
-            print(f"{name:<34}{seconds:>9.2f}{frames / seconds:>12,.0f}{seconds / floor:>9.2f}x")
-        for name, line in said.items():
-            print(f"  {name}: {line}")
+        side_by_side(sides, options.runs, frames)
     return 0
 
 

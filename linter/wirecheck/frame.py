@@ -39,6 +39,7 @@ from linter.wirecheck.reader import (
 API_VERSIONS, UNSUPPORTED_VERSION = 18, 35
 HEADER_VERSIONS = {REQUEST: (0, 1, 2), RESPONSE: (0, 1)}  # every header version Kafka has had
 MAX_LAYOUTS = 64  # other versions a misfit frame is tried at, nearest first (a spec may claim 32,767)
+LAYOUTS_KEPT = 4096  # misfit frames whose fitting layouts are remembered (a deviation repeats, byte for byte)
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ class FrameChecker:
         self.codec = codec
         self._kinds: dict[tuple[str, int, int], FrameKind | Deviation] = {}
         self.unexplained = 0  # frames not canonical in which the walk found nothing: a disagreement to look into
+        self._layouts: dict[tuple[str, int, int, bytes], list[int]] = {}  # by kind and bytes, correlation id aside
 
     def api_name(self, api_key: int) -> str:
         """An API's name (``Metadata``), or its key when the specs lack it."""
@@ -188,7 +190,18 @@ class FrameChecker:
         return deviation._replace(message=f"{deviation.message}; {said}")
 
     def layouts(self, kind: FrameKind, payload: bytes) -> list[int]:
-        """The other versions of the message whose layout (with their header) reads the whole payload."""
+        """The other versions of the message whose layout (with their header) reads the whole payload (remembered
+        for the same bytes, whatever their correlation id: a sender's deviation repeats frame after frame)."""
+        where = 4 if kind.direction == REQUEST else 0  # the correlation id's 4 bytes in the payload
+        key = (kind.direction, kind.api_key, kind.api_version, payload[:where] + payload[where + 4:])
+        found = self._layouts.get(key)
+        if found is None:
+            if len(self._layouts) >= LAYOUTS_KEPT:
+                self._layouts.clear()
+            found = self._layouts[key] = self._fitting(kind, payload)
+        return found
+
+    def _fitting(self, kind: FrameKind, payload: bytes) -> list[int]:
         message = self.codec.spec(kind.name)
         versions = message.versions
         if versions is None:

@@ -62,8 +62,9 @@ class Run:
         except BadFrame as exc:
             self.collector.not_a_frame(seen, str(exc))
             return
-        if seen.api_key is not None:
-            self.collector.names.setdefault(seen.api_key, self.checker.api_name(seen.api_key))
+        names = self.collector.names
+        if seen.api_key is not None and seen.api_key not in names:
+            names[seen.api_key] = self.checker.api_name(seen.api_key)
         self.collector.add(seen, deviations)
 
     def read_captures(self, captures: list[str]) -> None:
