@@ -137,18 +137,27 @@ def batch_columns(batch: pa.RecordBatch, extra: tuple[str, ...] = ()) -> list[li
 def count_frames(frames_path: str | Path) -> int:
     """How many frames FRAMES holds (rows: Parquet footers; non-blank lines of JSON Lines), after checking
     that it looks like a corpus at all: ``FramesInputError`` naming the file and the byte otherwise."""
-    path = Path(frames_path)
+    return _frames_in(Path(frames_path), count=True)
+
+
+def check_corpus(frames_path: str | Path) -> None:
+    """``FramesInputError`` (naming the file and the byte) unless FRAMES looks like a corpus: ``count_frames``'s
+    checks, reading no more of a JSON Lines file than its first record."""
+    _frames_in(Path(frames_path), count=False)
+
+
+def _frames_in(path: Path, count: bool) -> int:
     if path.is_dir():
         files = spark_files(path)
         if not files:
-            raise FramesInputError(f"{frames_path}: a directory of FRAMES needs Parquet files; it has none")
+            raise FramesInputError(f"{path}: a directory of FRAMES needs Parquet files; it has none")
         return sum(_parquet_rows(file) for file in files)
     _regular(path)
     if path.suffix.lower() in JSON_SUFFIXES:
-        return _json_lines(path)
+        return _json_lines(path, count)
     if path.suffix.lower() == ".parquet":
         return _parquet_rows(path)
-    raise not_a_corpus(frames_path)
+    raise not_a_corpus(path)
 
 
 def _regular(path: Path) -> None:
@@ -187,13 +196,15 @@ def _parquet_rows(file: Path) -> int:
     return rows
 
 
-def _json_lines(file: Path) -> int:
-    """The non-blank lines of a JSON Lines file, the first checked to be a frame record."""
+def _json_lines(file: Path, count: bool = True) -> int:
+    """The non-blank lines of a JSON Lines file, the first checked to be a frame record (``count``: else only it)."""
     frames, checked = 0, False
     for offset, number, line in _lines(file):
         if not checked:
             _json_row(file, offset, number, line, strict=True)
             checked = True
+            if not count:
+                return 1
         frames += 1
     return frames
 
@@ -492,6 +503,7 @@ __all__ = [
     "RESPONSE_START",
     "BadFrame",
     "batch_columns",
+    "check_corpus",
     "count_frames",
     "frame_of",
     "frames_job",

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from linter.engine.findings import SEVERITY_ORDER
+from linter.frames.corpus import REQUEST
 from linter.wirecheck.reader import CHECKS, Deviation
 
 if TYPE_CHECKING:
@@ -20,8 +21,9 @@ if TYPE_CHECKING:
 
 MAX_KEPT = 10_000  # findings kept with their witness; the rest are counted
 MAX_KINDS = 100_000  # kinds of finding remembered for --write-baseline (traffic from anywhere may hold many)
+MAX_GROUPS = 10_000  # summary rows (sender x API x version); past them, one row (OTHERS) counts the rest
+OTHERS = ("(other senders and APIs)", "?", -1, -1)  # the summary row of every frame past MAX_GROUPS rows
 MAX_UNREADABLE = 20  # rows that are no frame, kept with their reason; the rest are counted
-REQUEST = "request"
 
 
 class RuleRef(NamedTuple):
@@ -172,7 +174,11 @@ class Collector:
                -1 if seen.api_version is None else seen.api_version)
         group = self.groups.get(key)
         if group is None:
-            group = self.groups[key] = Group()
+            if len(self.groups) >= MAX_GROUPS:  # client ids and keys come from the wire: one row for the rest
+                key = OTHERS
+                group = self.groups.get(key)
+            if group is None:
+                group = self.groups[key] = Group()
         return group
 
     def not_a_frame(self, seen: Seen, reason: str) -> None:
@@ -186,6 +192,8 @@ class Collector:
         self.findings.extend(other.findings[:max(0, MAX_KEPT - len(self.findings))])
         self.severities.update(other.severities)
         for key, group in other.groups.items():
+            if key not in self.groups and len(self.groups) >= MAX_GROUPS:
+                key = OTHERS
             mine = self.groups.setdefault(key, Group())
             mine.frames += group.frames
             mine.clean += group.clean

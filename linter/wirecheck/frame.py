@@ -16,6 +16,7 @@ from typing import Any
 from linter.codec import Codec, DecodeError
 from linter.codec import codec as codec_module
 from linter.codec.plans import StructPlan
+from linter.codec.tagged import UNKNOWN_TAGS
 from linter.codec.wire import INT16, INT32
 from linter.frames.corpus import REQUEST, RESPONSE, BadFrame
 from linter.frames.decode import HEADERS
@@ -39,7 +40,8 @@ from linter.wirecheck.reader import (
 API_VERSIONS, UNSUPPORTED_VERSION = 18, 35
 HEADER_VERSIONS = {REQUEST: (0, 1, 2), RESPONSE: (0, 1)}  # every header version Kafka has had
 MAX_LAYOUTS = 64  # other versions a misfit frame is tried at, nearest first (a spec may claim 32,767)
-LAYOUTS_KEPT = 4096  # misfit frames whose fitting layouts are remembered (a deviation repeats, byte for byte)
+UNKNOWN_KEPT = 4096  # kinds of frame remembered, unknown ones included (a hostile capture may name 2^32)
+EXPLAINED_KEPT = 4096  # explanations remembered by the bytes they explain (a deviation repeats, byte for byte)
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,7 @@ class FrameChecker:
         self.codec = codec
         self._kinds: dict[tuple[str, int, int], FrameKind | Deviation] = {}
         self.unexplained = 0  # frames not canonical in which the walk found nothing: a disagreement to look into
-        self._layouts: dict[tuple[str, int, int, bytes], list[int]] = {}  # by kind and bytes, correlation id aside
+        self._explained: dict[tuple[str, int, int, bytes], tuple[Deviation, ...]] = {}  # see explain
 
     def api_name(self, api_key: int) -> str:
         """An API's name (``Metadata``), or its key when the specs lack it."""
@@ -80,7 +82,9 @@ class FrameChecker:
         key = (direction, api_key, api_version)
         found = self._kinds.get(key)
         if found is None:
-            found = self._kinds[key] = self._build(direction, api_key, api_version)
+            found = self._build(direction, api_key, api_version)
+            if isinstance(found, FrameKind) or len(self._kinds) < UNKNOWN_KEPT:  # bounded: the wire names any key
+                self._kinds[key] = found
         return found
 
     def _build(self, direction: str, api_key: int, api_version: int) -> FrameKind | Deviation:
@@ -110,9 +114,8 @@ class FrameChecker:
         that cannot be checked at all (a response whose request's API is not given)."""
         if direction not in (REQUEST, RESPONSE):
             raise BadFrame(f"direction must be {REQUEST!r} or {RESPONSE!r}, got {direction!r}")
-        size = _size_deviation(frame)
-        if size is not None:
-            return [size]
+        if len(frame) < 4 or INT32.unpack_from(frame)[0] != len(frame) - 4:
+            return [_size_deviation(frame)]
         found = _capture_problem(frame, problem)
         if direction == REQUEST:
             if len(frame) < 8:
@@ -132,8 +135,23 @@ class FrameChecker:
         return found + self.explain(kind, payload)
 
     def explain(self, kind: FrameKind, payload: bytes) -> list[Deviation]:
-        """The deviations of a payload that is not canonical: the walk's, unless another reading the protocol
-        allows fits it."""
+        """The deviations of a payload that is not canonical, remembered by its bytes but for its correlation id:
+        a sender's deviation repeats frame after frame (a witness showing the correlation id is not remembered)."""
+        where = 4 if kind.direction == REQUEST else 0  # the correlation id's 4 bytes in the payload
+        key = (kind.direction, kind.api_key, kind.api_version, payload[:where] + payload[where + 4:])
+        found = self._explained.get(key)
+        if found is not None:
+            return list(found)
+        deviations = self._explain(kind, payload)
+        correlation = where + 4  # its first byte in the frame
+        if not any(d.offset < correlation + 4 and d.offset + len(d.found) > correlation for d in deviations):
+            if len(self._explained) >= EXPLAINED_KEPT:
+                self._explained.clear()
+            self._explained[key] = tuple(deviations)
+        return deviations
+
+    def _explain(self, kind: FrameKind, payload: bytes) -> list[Deviation]:
+        """The walk's deviations, unless another reading the protocol allows fits the payload."""
         reader = KafkaReader(payload)
         try:
             _, pos = reader.message(kind.header, 0, "header")
@@ -148,7 +166,7 @@ class FrameChecker:
             if other is not None:
                 return other
             return [*reader.found, self.with_layouts(kind, payload, exc.deviation)]
-        if not reader.found:
+        if not reader.found and not reader.unknown_tags:  # unknown tags alone are no deviation (forward compatibility)
             self.unexplained += 1
         return reader.found
 
@@ -190,18 +208,7 @@ class FrameChecker:
         return deviation._replace(message=f"{deviation.message}; {said}")
 
     def layouts(self, kind: FrameKind, payload: bytes) -> list[int]:
-        """The other versions of the message whose layout (with their header) reads the whole payload (remembered
-        for the same bytes, whatever their correlation id: a sender's deviation repeats frame after frame)."""
-        where = 4 if kind.direction == REQUEST else 0  # the correlation id's 4 bytes in the payload
-        key = (kind.direction, kind.api_key, kind.api_version, payload[:where] + payload[where + 4:])
-        found = self._layouts.get(key)
-        if found is None:
-            if len(self._layouts) >= LAYOUTS_KEPT:
-                self._layouts.clear()
-            found = self._layouts[key] = self._fitting(kind, payload)
-        return found
-
-    def _fitting(self, kind: FrameKind, payload: bytes) -> list[int]:
+        """The other versions of the message whose layout (with their header) reads the whole payload."""
         message = self.codec.spec(kind.name)
         versions = message.versions
         if versions is None:
@@ -230,14 +237,12 @@ class FrameChecker:
         return (head, value) if end == len(payload) else None
 
 
-def _size_deviation(frame: bytes) -> Deviation | None:
-    """A frame whose int32 size prefix is not the number of bytes after it."""
+def _size_deviation(frame: bytes) -> Deviation:
+    """Why a frame's int32 size prefix is not the number of bytes after it."""
     if len(frame) < 4:
         return Deviation(FRAME_SIZE, 0, "", f"a frame starts with its 4-byte size; this one has {len(frame)} bytes",
                          frame)
     size = INT32.unpack_from(frame)[0]
-    if size == len(frame) - 4:
-        return None
     return Deviation(FRAME_SIZE, 0, "", f"the size prefix says {size} bytes follow, but the frame holds "
                      f"{len(frame) - 4}; Kafka reads the next frame from the wrong byte", frame[:4],
                      INT32.pack(len(frame) - 4))
@@ -257,23 +262,41 @@ def _capture_problem(frame: bytes, problem: str | None) -> list[Deviation]:
     return [Deviation(UNMATCHED_RESPONSE, 4, "header.CorrelationId", message, frame[4:8])]
 
 
+def _unknown_tags(value: Any) -> bool:
+    """Whether a decoded value holds unknown tagged fields anywhere (iterative: values nest as deep as specs)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if UNKNOWN_TAGS in item:
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 def _canonical(header: StructPlan, body: StructPlan) -> Callable[[bytes], bool]:
-    """``canonical(payload)``: the payload decodes (header, then body, every byte) and encodes to itself."""
+    """``canonical(payload)``: the payload decodes (header, then body, every byte) and encodes to itself. The C
+    accelerator decides when it is built; what it declines (unknown tags, anything unusual) the plans decide, as in
+    ``Codec.encode`` and ``Codec.decode``."""
+
+    def plain(payload: bytes) -> bool:
+        try:
+            head, pos = header.decode(payload, 0)
+            value, end = body.decode(payload, pos)
+            if end != len(payload):
+                return False
+            out = bytearray()
+            header.encode(head, out)
+            body.encode(value, out)
+        except Exception:  # noqa: BLE001 - anything the strict codec declines is for the walk to explain
+            return False
+        # unknown tags round-trip, but one may be a tag the struct has in other versions (KL2011): the walk decides
+        return out == payload and not _unknown_tags(head) and not _unknown_tags(value)
+
     speedups = codec_module._speedups
     if speedups is None:
-        def plain(payload: bytes) -> bool:
-            try:
-                head, pos = header.decode(payload, 0)
-                value, end = body.decode(payload, pos)
-                if end != len(payload):
-                    return False
-                out = bytearray()
-                header.encode(head, out)
-                body.encode(value, out)
-            except Exception:  # noqa: BLE001 - anything the strict codec declines is for the walk to explain
-                return False
-            return out == payload
-
         return plain
     decode, encode = speedups.decode_struct, speedups.encode_struct
     native_header, native_body = header.native_plan(speedups), body.native_plan(speedups)
@@ -282,9 +305,11 @@ def _canonical(header: StructPlan, body: StructPlan) -> Callable[[bytes], bool]:
         try:
             head, pos = decode(native_header, payload, 0)
             value, end = decode(native_body, payload, pos)
-            return bool(end == len(payload) and encode(native_header, head) + encode(native_body, value) == payload)
-        except Exception:  # noqa: BLE001 - as above
-            return False
+            if end != len(payload):
+                return False
+            return bool(encode(native_header, head) + encode(native_body, value) == payload)
+        except Exception:  # noqa: BLE001 - declined: the plans decide, precisely
+            return plain(payload)
 
     return fast
 

@@ -88,6 +88,7 @@ class KafkaReader:
         self.found: list[Deviation] = []
         self.parts: list[str | int] = []
         self.budget = VALUES_PER_BYTE * len(buf) + VALUES_FLOOR
+        self.unknown_tags = 0  # tags read that the struct never had: forward compatibility, no deviation
 
     # --- recording -------------------------------------------------------------------------------------
 
@@ -290,6 +291,7 @@ class KafkaReader:
             field = by_number.get(tag)
             if field is None:
                 self.not_in_version(plan, tag, start, end)
+                self.unknown_tags += 1
                 value.setdefault(UNKNOWN_TAGS, []).append((tag, bytes(self.buf[pos:end])))  # forward compatibility
             else:
                 value[field.key] = self.tagged_value(field, start, pos, end)
@@ -349,7 +351,8 @@ class KafkaReader:
 
 def _shown(value: Any) -> str:
     """A default value as a message shows it (short)."""
-    text = "null" if value is None else repr(value)
+    text = ("null" if value is None else str(value) if isinstance(value, uuid.UUID)
+            else value.hex() or '""' if isinstance(value, bytes) else repr(value))
     return text if len(text) <= 40 else text[:37] + "..."
 
 

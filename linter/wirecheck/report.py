@@ -135,7 +135,7 @@ def _hex(text: str) -> str:
 
 def summary_table(rows: list[dict[str, Any]]) -> list[str]:
     """Frames checked, clean, and findings by rule, per sender and (direction, API, version)."""
-    table = [("sender", "frames of", "checked", "clean", "findings")]
+    table = [("sender", "frames", "checked", "clean", "findings")]
     for row in rows:
         api = (f"{row['direction']} {row['api'] or row['api_key']} v{row['api_version']}"
                if row["api_key"] is not None else f"{row['direction']} (API unknown)")

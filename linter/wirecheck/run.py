@@ -14,11 +14,21 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from linter.frames.corpus import BadFrame, frame_of, read_rows
+from linter.frames.corpus import (
+    REQUEST,
+    REQUEST_START,
+    RESPONSE,
+    RESPONSE_START,
+    BadFrame,
+    check_corpus,
+    frame_of,
+    read_rows,
+)
 from linter.frames.decode import loaded
 from linter.frames.errors import FramesInputError
 from linter.frames.extract import Extraction, summary_line
 from linter.frames.inputs import Inputs
+from linter.frames.kafka_facts import Requests
 from linter.frames.traffic import KAFKA_PORTS, Tally
 from linter.spark.session import session
 from linter.wirecheck.findings import Collector, RuleRef, Seen
@@ -41,6 +51,7 @@ class Run:
     def __init__(self, codec: Codec, rules: dict[str, RuleRef], baseline: frozenset[tuple[Any, ...]] = frozenset(),
                  ports: frozenset[int] | None = KAFKA_PORTS) -> None:
         self.checker = FrameChecker(codec)
+        self.requests = Requests(codec)
         self.collector = Collector(rules, baseline)
         self.ports = ports
         self.tally = Tally()
@@ -83,19 +94,27 @@ class Run:
         self.capture_frames += extraction.frames
 
     def read_corpus(self, corpus: str) -> None:
+        check_corpus(corpus)  # a file that is no corpus at all is refused, naming it, before any row
+        requests = self.requests
         for number, (offset, row) in enumerate(read_rows(corpus, extra=SEEN_COLUMNS)):
             (api_key, api_version, direction, correlation_id, data, hex_text, corrupt, ts, connection, client_id,
              software_name, software_version, problem) = row
-            seen = Seen(corpus, number, direction, api_key, api_version, correlation_id, connection, ts, client_id,
-                        software_name, software_version, offset)
-            if corrupt is not None:
-                self.collector.not_a_frame(seen, f"not a frame record: {corrupt}")
-                continue
             try:
+                if corrupt is not None:
+                    raise BadFrame(f"not a frame record: {corrupt}")
                 frame = frame_of(data, hex_text)
             except BadFrame as exc:
-                self.collector.not_a_frame(seen, str(exc))
+                self.collector.not_a_frame(Seen(corpus, number, direction, api_key, api_version, correlation_id,
+                                                connection, ts, client_id, offset=offset), str(exc))
                 continue
+            if direction == REQUEST and len(frame) >= REQUEST_START.size:  # a corpus may give a request's bytes alone
+                header = requests.header(frame)
+                api_key, api_version, correlation_id = header.api_key, header.api_version, header.correlation_id
+                client_id = header.client_id if client_id is None else client_id
+            elif direction == RESPONSE and correlation_id is None and len(frame) >= RESPONSE_START.size:
+                correlation_id = RESPONSE_START.unpack_from(frame)[1]
+            seen = Seen(corpus, number, direction, api_key, api_version, correlation_id, connection, ts, client_id,
+                        software_name, software_version, offset)
             self.frame(seen, frame, problem)
 
     def capture_line(self) -> str | None:

@@ -22,14 +22,13 @@ from conftest import format_findings
 from support.headers import REQUEST_HEADER, RESPONSE_HEADER
 
 from linter.codec import Codec
-from linter.frames.inputs import Inputs
-from linter.wirecheck.findings import selection
-from linter.wirecheck.run import Run
-
 from linter.compat.api import compare_texts
 from linter.engine.config import Config
 from linter.engine.rules import Example, Rule
 from linter.engine.runner import all_rules, lint_texts
+from linter.frames.inputs import Inputs
+from linter.wirecheck.findings import selection
+from linter.wirecheck.run import Run
 
 RULES = all_rules()
 COMPAT_FILE = "Example.json"  # what old.json and new.json are called in both revisions

@@ -342,9 +342,6 @@ def test_specs_that_are_not_specs_are_one_line(tmp_path: Path) -> None:
     usage_error(run(BUGS / "franz-go-961.jsonl", "--specs", tmp_path / "missing"))
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="a file with another suffix than .jsonl/.json/.ndjson is read as Parquet, and "
-                                      "pyarrow's ArrowInvalid escapes corpus.read_rows as 'krpc-lint: internal error: "
-                                      "ArrowInvalid: ...' without the file's name")
 @pytest.mark.parametrize(("name", "data"), [
     ("notes.txt", b"hello\n"),
     ("frames.csv", b"direction,hex\nrequest,00000000\n"),
@@ -353,7 +350,7 @@ def test_specs_that_are_not_specs_are_one_line(tmp_path: Path) -> None:
     ("garbage.bin", bytes(range(256)) * 4),
 ])
 def test_an_input_that_is_no_capture_nor_corpus(trunk: Path, tmp_path: Path, name: str, data: bytes) -> None:
-    """Exit 2 and one line, already now; the line does not name the file (the xfail)."""
+    """Exit 2 and one line naming the file (it was "internal error: ArrowInvalid" without it)."""
     bad = tmp_path / name
     bad.write_bytes(data)
     line = usage_error(run(bad, "--specs", trunk))
