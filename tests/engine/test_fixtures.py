@@ -22,7 +22,8 @@ FIXTURES = REPO_ROOT / "fixtures"
 VALID = FIXTURES / "valid"
 INVALID = FIXTURES / "invalid"
 STRICT = Config(profile="strict")
-RULES = [rule for rule in all_rules() if rule.scope != "compat"]  # compat rules: fixtures/compat below
+RULES = [rule for rule in all_rules() if rule.scope not in ("compat", "wire")]  # compat: fixtures/compat below;
+# wire rules (frames check) have frames, not spec files: their examples and tests/wirecheck/test_seeded_faults.py
 COMPAT = FIXTURES / "compat"
 COMPAT_RULES = [rule for rule in all_rules() if rule.scope == "compat"]
 # Compat rules without a fixture pair, and why.
@@ -80,8 +81,11 @@ def _rule_params(bugs: dict[str, str]) -> list:
             for rule in RULES]
 
 
+NOT_SPECS = (FIXTURES / "wire-bugs",)  # frames and their manifest (tests/wirecheck), no spec among them
+
+
 def _spec_files(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("*.json") if p.is_file())
+    return sorted(p for p in root.rglob("*.json") if p.is_file() and not any(p.is_relative_to(d) for d in NOT_SPECS))
 
 
 # --- fixtures/valid ------------------------------------------------------------------------

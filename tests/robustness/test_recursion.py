@@ -57,6 +57,10 @@ ALLOWED: dict[tuple[str, frozenset[str]], str] = {
     ("linter.codec.arrays", frozenset({"_bulk_array_codec", "array_codec"})):
         "depth <= 1: Kafka has no arrays of arrays (KL303 refuses them before the codec)",
     ("linter.codec.compiler", frozenset({"MessageCompiler._field", "MessageCompiler._struct"})): STRUCTS,
+    ("linter.wirecheck.reader", frozenset({"KafkaReader.array", "KafkaReader.field", "KafkaReader.field_value",
+                                           "KafkaReader.nested", "KafkaReader.struct", "KafkaReader.tagged",
+                                           "KafkaReader.tagged_value"})):
+        STRUCTS + "; the walk follows a compiled plan (the bytes choose no depth)",
     ("linter.codec.compiler", frozenset({"MessageCompiler._default_test"})): STRUCTS,
     ("linter.codec.compiler", frozenset({"MessageCompiler._json_reader"})): STRUCTS,
     ("linter.codec.native", frozenset({"_native_field", "native_tuple"})): STRUCTS,
