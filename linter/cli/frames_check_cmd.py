@@ -54,10 +54,11 @@ def check_command(inputs: tuple[str, ...], specs: str, fmt: str, output: str | N
     """Check the bytes of every Kafka frame in INPUTS (captures, or corpora of frames) against SPECS: what Kafka
     would refuse or misread (errors), what its writer would never write (warnings), what SPECS lack (info)."""
     from linter.compat.sources import read_revision
+    from linter.engine.runner import select_rules
     from linter.frames.inputs import sorted_inputs
     from linter.frames.traffic import KAFKA_PORTS
     from linter.wirecheck.baseline import baseline_text, read_baseline
-    from linter.wirecheck.findings import selection
+    from linter.wirecheck.findings import wire_rules
     from linter.wirecheck.report import document, render, summary_line
     from linter.wirecheck.run import check
 
@@ -65,7 +66,8 @@ def check_command(inputs: tuple[str, ...], specs: str, fmt: str, output: str | N
         if written is not None:
             refuse_overlap(written, [*inputs, specs, baseline, config_file], "an input")
     config = configured(config_file, select=select, ignore=ignore, fail_on=fail_on)
-    rules = selection(config)
+    ruleset = select_rules(config)
+    rules = wire_rules(ruleset)
     revision = read_revision(specs)
     accepted = read_baseline(baseline) if baseline else frozenset()
     collector, captures = check(sorted_inputs(inputs), revision, rules, baseline=accepted, master=master,
@@ -77,10 +79,7 @@ def check_command(inputs: tuple[str, ...], specs: str, fmt: str, output: str | N
         click.echo(printable(f"wrote {write_baseline}: {len(collector.kinds)} kinds of finding"), err=True)
         return
     report = document(collector, revision.label, list(inputs), captures)
-    from linter.engine.runner import select_rules
-
-    described = {rule.id: rule for rule in select_rules(config).effective("wire").values()}
-    emit(render(report, fmt, described), output)
+    emit(render(report, fmt, ruleset.effective("wire")), output)
     if output:
         click.echo(printable(f"{summary_line(report)}; wrote {output}"), err=True)
     raise SystemExit(1 if collector.failed(config.fail_on) else 0)

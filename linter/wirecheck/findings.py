@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from linter.engine.findings import SEVERITY_ORDER
 from linter.frames.corpus import REQUEST
-from linter.wirecheck.reader import CHECKS, Deviation
+from linter.wirecheck.reader import Deviation
 
 if TYPE_CHECKING:
     from linter.engine.config import Config
+    from linter.engine.rules import RuleSet
 
 MAX_KEPT = 10_000  # findings kept with their witness; the rest are counted
 MAX_KINDS = 100_000  # kinds of finding remembered for --write-baseline (traffic from anywhere may hold many)
@@ -39,7 +40,11 @@ def selection(config: Config) -> dict[str, RuleRef]:
     """The wire rules the config selects, by the deviation each names, with their effective severity."""
     from linter.engine.runner import select_rules
 
-    ruleset = select_rules(config)
+    return wire_rules(select_rules(config))
+
+
+def wire_rules(ruleset: RuleSet) -> dict[str, RuleRef]:
+    """The wire rules of a selection, by the deviation each names, with their effective severity."""
     return {rule.check["wire"]: RuleRef(rule.id, rule.name, ruleset.severity_of(rule), rule.category)
             for rule in ruleset.of_scope("wire")}
 
@@ -218,10 +223,5 @@ class Collector:
         return any(SEVERITY_ORDER[severity] >= floor and count for severity, count in self.severities.items())
 
 
-def check_names_described(rules: dict[str, RuleRef]) -> list[str]:
-    """The deviations no rule describes among ``rules`` (a test holds it empty for the built-in pack)."""
-    return [name for name in CHECKS if name not in rules]
-
-
-__all__ = ["MAX_KEPT", "Collector", "Group", "RuleRef", "Seen", "WireFinding", "check_names_described", "selection",
+__all__ = ["MAX_KEPT", "Collector", "Group", "RuleRef", "Seen", "WireFinding", "selection", "wire_rules",
            "without_indices"]
