@@ -15,6 +15,7 @@ PROFILES = ("kafka", "recommended", "strict")
 # (naming one warns), removed ones never run (naming one is a usage error); the last two say what replaces them.
 STATUSES = ("stable", "preview", "deprecated", "removed")
 FORMATS = ("text", "json", "sarif", "github", "junit")
+WIRE_FORMATS = ("text", "json", "sarif")  # krpc-lint frames check --format
 # Kafka releases whose generator a lint can stand for (``--kafka-version``); "any" is the default.
 # ``linter.model.targets.TARGETS`` defines each; a test keeps the two in step.
 KAFKA_VERSIONS = ("any", "2.8", "3.0", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "3.7", "3.8", "3.9",

@@ -16,7 +16,7 @@ from linter.cli.common import (
 )
 from linter.cli.frames_cmd import frames_group
 from linter.escape import printable
-from linter.vocabulary import SEVERITIES
+from linter.vocabulary import PROFILES, SEVERITIES, WIRE_FORMATS, plural
 
 _no_empty_selector = non_empty("selects no rule; give a rule id, name, category or profile")
 
@@ -25,10 +25,13 @@ _no_empty_selector = non_empty("selects no rule; give a rule id, name, category 
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--specs", required=True, metavar="SPECS", help="The message specs the frames are checked against, "
               "with the request and response headers: a directory, or REF:path in a git checkout.")
-@click.option("--format", "fmt", type=click.Choice(("text", "json", "sarif")), default="text", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(WIRE_FORMATS), default="text", show_default=True,
               help="Output format.")
 @click.option("-o", "--output", type=NonEmptyPath(dir_okay=False), default=None,
               help="Write the report to this file instead of standard output (the summary line goes to stderr).")
+@click.option("--profile", type=click.Choice(PROFILES), default=None,
+              help="Rule profile: kafka (what Kafka refuses or misreads), recommended (the default: also what its "
+                   "writer never writes, and what the specs lack), strict.")
 @click.option("--select", multiple=True, metavar="RULE", callback=_no_empty_selector,
               help="Also report these rules (id, id prefix, name, category or profile); repeatable.")
 @click.option("--ignore", multiple=True, metavar="RULE", callback=_no_empty_selector,
@@ -47,7 +50,8 @@ _no_empty_selector = non_empty("selects no rule; give a rule id, name, category 
               help="Check on Spark (local[*], spark://HOST:PORT); without it, inputs up to 1 GB are checked here.")
 @click.option("--allow-invalid", is_flag=True,
               help="Leave out the spec files Kafka's generator would refuse instead of refusing them all.")
-def check_command(inputs: tuple[str, ...], specs: str, fmt: str, output: str | None, select: tuple[str, ...],
+def check_command(inputs: tuple[str, ...], specs: str, fmt: str, output: str | None, profile: str | None,
+                  select: tuple[str, ...],
                   ignore: tuple[str, ...], fail_on: str | None, config_file: str | None, baseline: str | None,
                   write_baseline: str | None, ports: tuple[int, ...], master: str | None,
                   allow_invalid: bool) -> None:
@@ -65,12 +69,17 @@ def check_command(inputs: tuple[str, ...], specs: str, fmt: str, output: str | N
     for written in (output, write_baseline):
         if written is not None:
             refuse_overlap(written, [*inputs, specs, baseline, config_file], "an input")
-    config = configured(config_file, select=select, ignore=ignore, fail_on=fail_on)
+    config = configured(config_file, select=select, ignore=ignore, fail_on=fail_on, profile=profile)
     ruleset = select_rules(config)
     rules = wire_rules(ruleset)
     revision = read_revision(specs)
     accepted = read_baseline(baseline) if baseline else frozenset()
-    collector, captures = check(sorted_inputs(inputs), revision, rules, baseline=accepted, master=master,
+    found = sorted_inputs(inputs)
+    if found.skipped:
+        click.echo(printable(f"krpc-lint: skipped {plural(len(found.skipped), 'file')} that are neither captures "
+                             f"nor frames corpora: {', '.join(found.skipped[:5])}"
+                             f"{' ...' if len(found.skipped) > 5 else ''}"), err=True)
+    collector, captures = check(found, revision, rules, baseline=accepted, master=master,
                                 ports=frozenset(ports) or KAFKA_PORTS, allow_invalid=allow_invalid)
     if captures:
         click.echo(printable(f"krpc-lint: {captures}"), err=True)

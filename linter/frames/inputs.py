@@ -1,8 +1,9 @@
 """The inputs of a command that reads traffic (``frames check``, ``readiness``): files sorted by content.
 
 Captures (``linter.frames.capture.is_capture``), frames corpora (``linter.frames.corpus``) and, for a command that
-reads them, broker request logs (``is_log``): each recognised by its first bytes, never by its name. A directory
-gives its files (the one walker), or is a Parquet corpus when it holds Parquet files (a Spark task per file).
+reads them, broker request logs (``is_log``): each recognised by its first bytes. A directory gives its files (the
+one walker): captures and logs by content, JSON Lines corpora by their suffix and first record, the rest skipped
+and counted; a directory that holds Parquet files is a Parquet corpus (a Spark task per file).
 Captures are kept in the order of their first packet, so rotated files continue one another's connections.
 """
 
@@ -14,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from linter.frames.capture import is_capture
-from linter.frames.corpus import spark_files
+from linter.frames.corpus import JSON_SUFFIXES, check_corpus, spark_files
+from linter.frames.errors import FramesInputError
 from linter.frames.extract import in_reading_order
 from linter.parse.discovery import regular_files
 
@@ -28,6 +30,7 @@ class Inputs:
     captures: list[str] = field(default_factory=list)
     logs: list[str] = field(default_factory=list)
     corpora: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # files of a directory that are none of them
 
     def files(self) -> list[tuple[str, str]]:
         """(kind, path) of every input, one Spark task each."""
@@ -61,10 +64,23 @@ def sorted_inputs(paths: Iterable[str | os.PathLike[str]],
                 captures.append(file)
             elif is_log is not None and is_log(file):
                 inputs.logs.append(file)
-            elif file == path:  # a file named, not found in a directory
+            elif file == path or _json_corpus(file):  # a file named is a corpus or an error naming it
                 inputs.corpora.append(file)
+            else:
+                inputs.skipped.append(file)
     inputs.captures = in_reading_order(captures)
     return inputs
+
+
+def _json_corpus(file: str) -> bool:
+    """Whether a file found in a directory is a JSON Lines frames corpus (by its name, then its first record)."""
+    if not file.lower().endswith(JSON_SUFFIXES):
+        return False
+    try:
+        check_corpus(file)
+    except FramesInputError:
+        return False
+    return True
 
 
 __all__ = ["CAPTURE", "CORPUS", "LOG", "Inputs", "sorted_inputs"]

@@ -431,4 +431,14 @@ def _row(conn: _Connection, direction: str, api_key: int | None, api_version: in
             "bytes": frame, "ts": ts, "connection": conn.name, "client_id": client_id, "software_name": name,
             "software_version": version, "problem": problem}
 
-__all__ = ["ACKS_ZERO_PROBLEM", "MAX_OUTSTANDING", "UNMATCHED", "V0_LAYOUT", "KafkaStreams"]
+def unmatched(problem: str) -> bool:
+    """Whether a row's problem says its response answers no request of a connection seen whole.
+
+    >>> unmatched(UNMATCHED.format(9)), unmatched("no request with correlation id 9 in the capture (...)")
+    (True, False)
+    """
+    head, _, tail = UNMATCHED.partition("{}")
+    return problem.startswith(head) and problem.endswith(tail) and problem[len(head):-len(tail)].lstrip("-").isdigit()
+
+
+__all__ = ["ACKS_ZERO_PROBLEM", "MAX_OUTSTANDING", "UNMATCHED", "V0_LAYOUT", "KafkaStreams", "unmatched"]

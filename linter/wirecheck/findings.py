@@ -78,7 +78,7 @@ class Seen:
         if self.direction == REQUEST:
             if self.software_name:
                 return f"{self.software_name} {self.software_version or ''}".rstrip()
-            return f"client id {self.client_id}" if self.client_id is not None else "client"
+            return f'client id "{self.client_id}"' if self.client_id is not None else "client"
         broker = self.connection.rpartition(" > ")[2] if self.connection else ""
         return f"broker {broker}".rstrip()
 
@@ -148,6 +148,7 @@ class Collector:
     unreadable_count: int = 0
     names: dict[int, str] = field(default_factory=dict)  # API names by key, for the summary
     unexplained: int = 0  # frames not canonical that the walk found nothing in (a disagreement: should stay 0)
+    unlisted: int = 0  # deviations past the first 100 of a frame (reader.MAX_NOTED): counted here only
     kinds: set[tuple[Any, ...]] = field(default_factory=set)  # baseline keys of the findings reported
 
     def add(self, seen: Seen, deviations: list[Deviation]) -> None:
@@ -160,13 +161,14 @@ class Collector:
                 continue
             finding = WireFinding(rule, seen, deviation.offset, deviation.path, deviation.message, deviation.found,
                                   deviation.expected)
-            if self.baseline and finding.baseline_key in self.baseline:
+            key = finding.baseline_key
+            if len(self.kinds) < MAX_KINDS:  # baselined or not: --write-baseline records every kind of the run
+                self.kinds.add(key)
+            if self.baseline and key in self.baseline:
                 self.baselined += 1
                 continue
             reported += 1
             self.severities[rule.severity] += 1
-            if len(self.kinds) < MAX_KINDS:
-                self.kinds.add(finding.baseline_key)
             if len(self.findings) < MAX_KEPT:
                 self.findings.append(finding)
             self._group(seen).rules[rule.id] += 1
@@ -209,6 +211,7 @@ class Collector:
         self.unreadable_count += other.unreadable_count
         self.names.update(other.names)
         self.unexplained += other.unexplained
+        self.unlisted += other.unlisted
         self.kinds.update(list(other.kinds)[:max(0, MAX_KINDS - len(self.kinds))])
 
     @property

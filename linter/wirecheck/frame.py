@@ -21,10 +21,11 @@ from linter.codec.wire import INT16, INT32
 from linter.frames.corpus import REQUEST, RESPONSE, BadFrame
 from linter.frames.decode import HEADERS
 from linter.frames.errors import FramesInputError
-from linter.frames.streams import ACKS_ZERO_PROBLEM, UNMATCHED
+from linter.frames.streams import ACKS_ZERO_PROBLEM, unmatched
 from linter.vocabulary import plural
 from linter.wirecheck.reader import (
     BEYOND_FRAME,
+    FALLBACK_LAYOUT,
     FRAME_SIZE,
     HEADER_VERSION,
     SHOWN,
@@ -41,7 +42,8 @@ API_VERSIONS, UNSUPPORTED_VERSION = 18, 35
 HEADER_VERSIONS = {REQUEST: (0, 1, 2), RESPONSE: (0, 1)}  # every header version Kafka has had
 MAX_LAYOUTS = 64  # other versions a misfit frame is tried at, nearest first (a spec may claim 32,767)
 UNKNOWN_KEPT = 4096  # kinds of frame remembered, unknown ones included (a hostile capture may name 2^32)
-EXPLAINED_KEPT = 4096  # explanations remembered by the bytes they explain (a deviation repeats, byte for byte)
+EXPLAINED_KEPT = 4096  # explanations remembered by the bytes they explain (a deviation repeats, byte for byte) ...
+EXPLAINED_BYTES = 4096  # ... of frames up to this size: the memory they take stays a few tens of MB
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,8 @@ class FrameChecker:
         self.codec = codec
         self._kinds: dict[tuple[str, int, int], FrameKind | Deviation] = {}
         self.unexplained = 0  # frames not canonical in which the walk found nothing: a disagreement to look into
-        self._explained: dict[tuple[str, int, int, bytes], tuple[Deviation, ...]] = {}  # see explain
+        self.unlisted = 0  # deviations past the first MAX_NOTED of a frame: counted, not listed
+        self._explained: dict[tuple[str, int, int, bytes], tuple[tuple[Deviation, ...], int]] = {}  # see explain
 
     def api_name(self, api_key: int) -> str:
         """An API's name (``Metadata``), or its key when the specs lack it."""
@@ -116,7 +119,7 @@ class FrameChecker:
             raise BadFrame(f"direction must be {REQUEST!r} or {RESPONSE!r}, got {direction!r}")
         if len(frame) < 4 or INT32.unpack_from(frame)[0] != len(frame) - 4:
             return [_size_deviation(frame)]
-        found = _capture_problem(frame, problem)
+        found = _capture_problem(frame, problem) if direction == RESPONSE else []
         if direction == REQUEST:
             if len(frame) < 8:
                 return [Deviation(BEYOND_FRAME, 4, "header", "a request header needs 4 bytes for its API key and "
@@ -137,22 +140,33 @@ class FrameChecker:
     def explain(self, kind: FrameKind, payload: bytes) -> list[Deviation]:
         """The deviations of a payload that is not canonical, remembered by its bytes but for its correlation id:
         a sender's deviation repeats frame after frame (a witness showing the correlation id is not remembered)."""
+        if len(payload) > EXPLAINED_BYTES:
+            return self._explain(kind, payload)
         where = 4 if kind.direction == REQUEST else 0  # the correlation id's 4 bytes in the payload
         key = (kind.direction, kind.api_key, kind.api_version, payload[:where] + payload[where + 4:])
         found = self._explained.get(key)
         if found is not None:
-            return list(found)
+            self.unexplained += found[1]
+            return list(found[0])
+        before, unlisted = self.unexplained, self.unlisted
         deviations = self._explain(kind, payload)
         correlation = where + 4  # its first byte in the frame
-        if not any(d.offset < correlation + 4 and d.offset + len(d.found) > correlation for d in deviations):
+        if self.unlisted == unlisted and not any(d.offset < correlation + 4 and d.offset + len(d.found) > correlation
+                                                 for d in deviations):
             if len(self._explained) >= EXPLAINED_KEPT:
                 self._explained.clear()
-            self._explained[key] = tuple(deviations)
+            self._explained[key] = (tuple(deviations), self.unexplained - before)
         return deviations
 
     def _explain(self, kind: FrameKind, payload: bytes) -> list[Deviation]:
         """The walk's deviations, unless another reading the protocol allows fits the payload."""
         reader = KafkaReader(payload)
+        try:
+            return self._walk(kind, payload, reader)
+        finally:
+            self.unlisted += reader.unnoted
+
+    def _walk(self, kind: FrameKind, payload: bytes, reader: KafkaReader) -> list[Deviation]:
         try:
             _, pos = reader.message(kind.header, 0, "header")
             _, pos = reader.message(kind.body, pos, "body")
@@ -175,9 +189,15 @@ class FrameChecker:
         a header-version deviation when another header version reads the whole frame; else ``None``."""
         if kind.api_key == API_VERSIONS and kind.direction == RESPONSE and kind.api_version > 0:
             fallback = self._whole(HEADERS[RESPONSE], 0, kind.name, 0, payload)
-            if fallback is not None and fallback[1].get("errorCode") == UNSUPPORTED_VERSION:
-                return []
-        for version in HEADER_VERSIONS[kind.direction]:
+            if fallback is not None:  # the client falls back to version 0 whatever failed (KIP-511)
+                error = fallback[1].get("errorCode")
+                return [] if error == UNSUPPORTED_VERSION else [
+                    Deviation(FALLBACK_LAYOUT, 8, "body.ErrorCode", f"an ApiVersions v{kind.api_version} response in "
+                              f"version 0's layout with error {error}: Kafka's client reads it by its fallback to "
+                              "version 0, but Kafka's broker answers in that layout only with UNSUPPORTED_VERSION "
+                              f"({UNSUPPORTED_VERSION})", payload[4:6])]
+        nearest = sorted(HEADER_VERSIONS[kind.direction], key=lambda v: (abs(v - kind.header_version), -v))
+        for version in nearest:  # the version a sender most likely took by mistake first
             if version == kind.header_version or not self._has(HEADERS[kind.direction], version):
                 continue
             read = self._whole(HEADERS[kind.direction], version, kind.name, kind.api_version, payload)
@@ -249,13 +269,13 @@ def _size_deviation(frame: bytes) -> Deviation:
 
 
 def _capture_problem(frame: bytes, problem: str | None) -> list[Deviation]:
-    """What the capture reader saw of the frame that makes it a deviation: a response no request asked for."""
-    if problem is None:
+    """What the capture reader saw of a response that makes it a deviation: no request asked for it."""
+    if not isinstance(problem, str):
         return []
     if problem == ACKS_ZERO_PROBLEM:
         message = ("a response to a Produce request sent with acks=0: Kafka's broker sends none, and the client "
                    "expects none")
-    elif problem.startswith(UNMATCHED.split("{}")[0]) and problem.endswith(UNMATCHED.split("{}")[1]):
+    elif unmatched(problem):
         message = f"{problem}: the client has no request awaiting it"
     else:
         return []

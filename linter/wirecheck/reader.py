@@ -21,7 +21,7 @@ import struct
 import uuid
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from linter.codec.errors import join_path
+from linter.codec.errors import CodecError, join_path
 from linter.codec.leaves import MAX_STRING_BYTES
 from linter.codec.tagged import UNKNOWN_TAGS
 from linter.codec.wire import INT16, INT32, uvarint_bytes
@@ -48,14 +48,17 @@ TAG_REPEATED = "tag-repeated"
 VARINT_NOT_MINIMAL = "varint-not-minimal"
 BOOL_NOT_CANONICAL = "bool-not-canonical"
 NULL_MARKER = "null-marker-not-canonical"
+FALLBACK_LAYOUT = "api-versions-v0-layout"
 UNKNOWN_API = "unknown-api"
 UNKNOWN_VERSION = "unknown-version"
+SECTION_CHECKS = frozenset({TAGGED_DEFAULT, TAGS_NOT_ASCENDING, TAG_REPEATED})  # the section as a whole is wrong
 CHECKS = (TRAILING_BYTES, BEYOND_FRAME, VARINT_TOO_LONG, TAGGED_SIZE, HEADER_VERSION, UNMATCHED_RESPONSE, FRAME_SIZE,
           NULL_NOT_NULLABLE, INVALID_UTF8, STRING_TOO_LONG, TAG_NOT_IN_VERSION, TAGGED_DEFAULT, TAGS_NOT_ASCENDING, TAG_REPEATED,
-          VARINT_NOT_MINIMAL, BOOL_NOT_CANONICAL, NULL_MARKER, UNKNOWN_API, UNKNOWN_VERSION)
+          VARINT_NOT_MINIMAL, BOOL_NOT_CANONICAL, NULL_MARKER, FALLBACK_LAYOUT, UNKNOWN_API, UNKNOWN_VERSION)
 
 VALUES_PER_BYTE, VALUES_FLOOR = 4, 65_536  # values a walk may build per byte of its input, plus these
 SHOWN = 64  # bytes of a witness kept: a deviation's place is its offset, its bytes only illustrate it
+MAX_NOTED = 100  # deviations noted in one frame (a frame of 100 MB could hold millions); the rest are counted
 _BIG_FLOAT = struct.Struct(WIRE["float64"].format)
 
 
@@ -89,6 +92,8 @@ class KafkaReader:
         self.parts: list[str | int] = []
         self.budget = VALUES_PER_BYTE * len(buf) + VALUES_FLOOR
         self.unknown_tags = 0  # tags read that the struct never had: forward compatibility, no deviation
+        self.unnoted = 0  # deviations past MAX_NOTED
+        self.keeping = 0  # > 0 while a tagged field's value is read: the only values a check compares
 
     # --- recording -------------------------------------------------------------------------------------
 
@@ -97,7 +102,10 @@ class KafkaReader:
                          bytes(self.buf[start:min(stop, start + SHOWN)]), expected)
 
     def note(self, check: str, start: int, stop: int, message: str, expected: bytes | None = None) -> None:
-        self.found.append(self.deviation(check, start, stop, message, expected))
+        if len(self.found) < MAX_NOTED:
+            self.found.append(self.deviation(check, start, stop, message, expected))
+        else:
+            self.unnoted += 1
 
     def refuse(self, check: str, start: int, stop: int, message: str, expected: bytes | None = None) -> Refused:
         return Refused(self.deviation(check, start, stop, message, expected))
@@ -110,6 +118,11 @@ class KafkaReader:
         return end
 
     # --- varints and lengths ---------------------------------------------------------------------------
+
+    def signed_uvarint(self, pos: int, what: str) -> tuple[int, int]:
+        """An unsigned varint as the Java int Kafka's generated readers hold it: 2^31 and above are negative."""
+        value, end = self.uvarint(pos, what)
+        return (value - (1 << 32) if value >= 1 << 31 else value), end
 
     def uvarint(self, pos: int, what: str) -> tuple[int, int]:
         """An unsigned varint as ``ByteUtils.readUnsignedVarint`` reads it: at most 5 bytes, 32 bits."""
@@ -135,21 +148,21 @@ class KafkaReader:
                what: str) -> tuple[int | None, int]:
         """A length or null: compact uvarint(n + 1), classic signed; any negative classic length is null to Kafka."""
         start = pos
-        if compact:
-            value, pos = self.uvarint(pos, f"{what} length")
-            if value > 0x7FFFFFFF:  # a Java int: negative, so null to Kafka, as a length beyond any frame
-                raise self.refuse(BEYOND_FRAME, start, pos, f"{what} length {value - 1} is beyond any frame")
-            length = None if value == 0 else value - 1
+        if compact:  # Kafka: readUnsignedVarint() - 1 in a Java int, null when negative
+            value, pos = self.signed_uvarint(pos, f"{what} length")
+            signed = (1 << 31) - 1 if value == -(1 << 31) else value - 1  # the int's subtraction wraps
+            canonical = b"\x00"
         else:
             pos = self.need(pos, classic.size, f"{what} length")
             signed = classic.unpack_from(self.buf, start)[0]
-            length = None if signed < 0 else signed
-            if signed < -1 and nullable:
-                self.note(NULL_MARKER, start, pos, f"null {what} written as length {signed}; Kafka reads any "
-                          "negative length as null and writes -1", classic.pack(-1))
+            canonical = classic.pack(-1)
+        length = None if signed < 0 else signed
+        if signed < -1 and nullable:
+            self.note(NULL_MARKER, start, pos, f"null {what} written as length {signed}; Kafka reads any negative "
+                      f"length as null and writes {canonical.hex()}", canonical)
         if length is None and not nullable:
-            raise self.refuse(NULL_NOT_NULLABLE, start, pos, f"null {what} where the field is not nullable in "
-                              "this version; Kafka refuses it")
+            raise self.refuse(NULL_NOT_NULLABLE, start, pos, f"null {what} (length {signed}) where the field is not "
+                              "nullable in this version; Kafka refuses it")
         return length, pos
 
     # --- structs -----------------------------------------------------------------------------------------
@@ -189,16 +202,16 @@ class KafkaReader:
         assert plan.nested is not None
         if not plan.nullable:
             return self.struct(plan.nested, pos)
-        if plan.tag is not None:
-            marker, end = self.uvarint(pos, "struct presence marker")
-            null, canonical = marker == 0, (0 if marker == 0 else 1)
+        if plan.tag is not None:  # Kafka: readUnsignedVarint() <= 0 in a Java int is null
+            marker, end = self.signed_uvarint(pos, "struct presence marker")
+            null, canonical = marker <= 0, (0 if marker <= 0 else 1)
         else:
             end = self.need(pos, 1, "struct presence marker")
             marker = self.buf[pos]
             null, canonical = marker >= 0x80, (0xFF if marker >= 0x80 else 1)
-        if marker != canonical:
-            self.note(NULL_MARKER, pos, end, f"struct presence marker {marker:#04x}; Kafka reads it as "
-                      f"{'null' if null else 'present'} and writes {canonical:#04x}", bytes([canonical]))
+        if marker != canonical or end - pos > 1:
+            self.note(NULL_MARKER, pos, end, f"struct presence marker {bytes(self.buf[pos:end]).hex()}; Kafka reads "
+                      f"it as {'null' if null else 'present'} and writes {canonical:02x}", bytes([canonical]))
         return (None, end) if null else self.struct(plan.nested, end)
 
     def array(self, plan: FieldPlan, pos: int) -> tuple[list[Any] | None, int]:
@@ -219,7 +232,8 @@ class KafkaReader:
                              else self.leaf(plan.type.name, plan.compact, False, pos))  # elements: never null
             finally:
                 self.parts.pop()
-            items.append(item)
+            if self.keeping:  # a value compared to its default; elsewhere, reading it is the check
+                items.append(item)
         return items, pos
 
     def leaf(self, type_name: str, compact: bool, nullable: bool, pos: int) -> tuple[Any, int]:
@@ -271,24 +285,27 @@ class KafkaReader:
 
     def tagged(self, plan: StructPlan, pos: int, value: dict[str, Any]) -> int:
         """A tagged-field section as Kafka's generated reader loops over it: any order, repeats, unknown tags
-        kept; a known tag's value is read from its payload, whose declared size Kafka does not check."""
-        count, pos = self.uvarint(pos, "tagged field count")
-        previous, seen = -1, set()
-        by_number = plan.tagged_by_number
-        for _ in range(count):
+        kept; a known tag's value is read from its payload, whose declared size Kafka does not check. Counts,
+        tags and sizes are Java ints there: from 2^31 on, negative."""
+        section, noted = pos, len(self.found)
+        count, pos = self.signed_uvarint(pos, "tagged field count")
+        if count < 0:
+            self.note(VARINT_TOO_LONG, section, pos, f"tagged field count {count + (1 << 32)} is {count} as Kafka's "
+                      "int: Kafka reads no tagged field here, and the rest of the section as what follows")
+        previous, seen = -1, set[int]()
+        for _ in range(max(count, 0)):
             start = pos
-            tag, pos = self.uvarint(pos, "tag")
-            size, pos = self.uvarint(pos, f"size of tag {tag}")
+            tag, pos = self.signed_uvarint(pos, "tag")
+            size, pos = self.signed_uvarint(pos, f"size of tag {tag}")
+            field = plan.tagged_by_number.get(tag)
+            if size < 0:
+                raise self.refuse(TAGGED_SIZE if field is not None else VARINT_TOO_LONG, start, pos,
+                                  f"tag {tag} declares a negative size ({size} as Kafka's int); Kafka "
+                                  + ("reads the value past it" if field is not None else "refuses it"))
             end = self.need(pos, size, f"tagged field {tag}")
-            if tag in seen:
-                self.note(TAG_REPEATED, start, end, f"tag {tag} appears twice in one tagged-field section; Kafka "
-                          "keeps the last value of a known tag, every copy of an unknown one")
-            elif tag < previous:
-                self.note(TAGS_NOT_ASCENDING, start, end, f"tag {tag} after tag {previous}; Kafka writes tags in "
-                          "ascending order")
+            self.order(tag, previous, seen, start, end)
             seen.add(tag)
             previous = max(previous, tag)
-            field = by_number.get(tag)
             if field is None:
                 self.not_in_version(plan, tag, start, end)
                 self.unknown_tags += 1
@@ -298,7 +315,36 @@ class KafkaReader:
             pos = end
         for field in plan.tagged:
             value.setdefault(field.key, field.default())
+        self.witness_section(plan, value, section, pos, noted)
         return pos
+
+    def order(self, tag: int, previous: int, seen: set[int], start: int, end: int) -> None:
+        """Tags Kafka reads in any order, and twice, but writes once each, ascending."""
+        if tag in seen:
+            self.note(TAG_REPEATED, start, end, f"tag {tag} appears twice in one tagged-field section; Kafka keeps "
+                      "the last value of a known tag, every copy of an unknown one")
+        elif tag < previous:
+            self.note(TAGS_NOT_ASCENDING, start, end, f"tag {tag} after tag {previous}; Kafka writes tags in "
+                      "ascending order")
+        elif tag < 0:
+            self.note(VARINT_TOO_LONG, start, end, f"tag {tag + (1 << 32)} is {tag} as Kafka's int: no tag Kafka "
+                      "can write")
+
+    def witness_section(self, plan: StructPlan, value: dict[str, Any], start: int, end: int, noted: int) -> None:
+        """The section as Kafka's writer writes it, added to the message of each deviation of the section's own
+        making (a default written, tags out of order or repeated): the entry's bytes alone do not show it."""
+        own = [index for index in range(noted, len(self.found)) if self.found[index].check in SECTION_CHECKS]
+        if not own:
+            return
+        try:
+            written = plan.tagged_section.to_bytes(value).hex()
+        except CodecError:  # unknown tags out of order or repeated: Kafka's writer refuses to write them back
+            return
+        sent = bytes(self.buf[start:end]).hex()
+        for index in own:
+            deviation = self.found[index]
+            self.found[index] = deviation._replace(
+                message=f"{deviation.message} (the section: sent {sent}, Kafka writes {written})")
 
     def not_in_version(self, plan: StructPlan, tag: int, start: int, end: int) -> None:
         """A tag unknown at this version is kept as an unknown tag, unless the struct has a field with that tag in
@@ -315,15 +361,17 @@ class KafkaReader:
         by Kafka from the value's own bytes onwards, so everything after it is misread."""
         outer, self.end = self.end, end
         self.parts.append(field.name)
+        self.keeping += 1
         try:
             item, used = self.field_value(field, pos)
         except Refused as exc:
-            if exc.deviation.check != BEYOND_FRAME or outer == end:
+            if exc.deviation.check != BEYOND_FRAME:
                 raise
             raise self.refuse(TAGGED_SIZE, start, end, f"tagged field {field.name} (tag {field.tag}) declares "
                               f"{end - pos} bytes, but its value needs more; Kafka reads the value past them") from None
         finally:
             self.end = outer
+            self.keeping -= 1
             self.parts.pop()
         if used != end:
             self.parts.append(field.name)

@@ -15,15 +15,14 @@ from linter.report.formats import (
     artifact_uri,
     sarif_rule,
 )
-from linter.vocabulary import TOOL_NAME, plural, tool_version
+from linter.vocabulary import SEVERITIES, TOOL_NAME, WIRE_FORMATS, plural, tool_version
 from linter.wirecheck.findings import Collector, Seen, WireFinding
 
 if TYPE_CHECKING:
     from linter.engine.rules import Rule
 
 SCHEMA = "krpc-lint/frames-check/1"
-FORMATS = ("text", "json", "sarif")
-SEVERITIES = ("error", "warning", "info")
+FORMATS = WIRE_FORMATS
 
 
 def document(collector: Collector, specs: str, inputs: list[str], captures: str | None) -> dict[str, Any]:
@@ -45,6 +44,8 @@ def document(collector: Collector, specs: str, inputs: list[str], captures: str 
                      "api": names.get(key) if key >= 0 else None, "api_version": version if version >= 0 else None,
                      "frames": group.frames, "clean": group.clean, "findings": dict(sorted(group.rules.items()))}
                     for (sender, direction, key, version), group in sorted(collector.groups.items())],
+        "unexplained": collector.unexplained,
+        "unlisted": collector.unlisted,
         "not_frames": {"count": collector.unreadable_count,
                        "first": [{"input": name, "frame": row, "reason": reason}
                                  for name, row, reason in collector.unreadable]},
@@ -118,7 +119,7 @@ def _finding_lines(finding: dict[str, Any]) -> list[str]:
     if finding["connection"]:
         frame.append(finding["connection"])
     if finding["ts"] is not None:
-        frame.append(datetime.fromtimestamp(finding["ts"], UTC).strftime("%Y-%m-%d %H:%M:%S.%f UTC"))
+        frame.append(_when(finding["ts"]))
     lines = [printable(head), printable(f"    frame:        {', '.join(frame)}"),
              f"    sent:         {_hex(finding['found'])}"]
     if finding["expected"] is not None:
@@ -126,6 +127,14 @@ def _finding_lines(finding: dict[str, Any]) -> list[str]:
     if finding["display_filter"]:
         lines.append(f"    wireshark:    {finding['display_filter']}")
     return lines
+
+
+def _when(ts: float) -> str:
+    """A capture's timestamp in UTC, or as given when no calendar holds it (a corpus may say anything)."""
+    try:
+        return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    except (OverflowError, OSError, ValueError):
+        return f"ts {ts!r}"
 
 
 def _hex(text: str) -> str:
@@ -156,6 +165,11 @@ def summary_line(report: dict[str, Any]) -> str:
         extras.append(f"{report['baselined']:,} baselined")
     if report["not_frames"]["count"]:
         extras.append(f"{plural(report['not_frames']['count'], 'row', grouped=True)} not a frame")
+    if report["unlisted"]:
+        extras.append(f"{report['unlisted']:,} more deviations past the first 100 of a frame, not listed")
+    if report["unexplained"]:
+        extras.append(f"{plural(report['unexplained'], 'frame', grouped=True)} not canonical, nothing found: "
+                      "please report it")
     return line + (f" ({'; '.join(extras)})" if extras else "")
 
 

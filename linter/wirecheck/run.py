@@ -10,6 +10,7 @@ wrote keeps what the capture said of each frame (connection, sender, a response 
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -65,6 +66,7 @@ class Run:
         for corpus in inputs.corpora:
             self.read_corpus(corpus)
         self.collector.unexplained = self.checker.unexplained
+        self.collector.unlisted = self.checker.unlisted
         return self.collector
 
     def frame(self, seen: Seen, data: bytes, problem: str | None) -> None:
@@ -102,6 +104,7 @@ class Run:
             try:
                 if corrupt is not None:
                     raise BadFrame(f"not a frame record: {corrupt}")
+                _typed(row)
                 frame = frame_of(data, hex_text)
             except BadFrame as exc:
                 self.collector.not_a_frame(Seen(corpus, number, direction, api_key, api_version, correlation_id,
@@ -120,6 +123,24 @@ class Run:
     def capture_line(self) -> str | None:
         """The captures' summary line (as ``frames extract`` says it), or ``None`` without captures."""
         return summary_line(self.captures, self.capture_frames, self.tally) if self.captures else None
+
+
+# A corpus row's columns by position (``read_rows``' INPUT_COLUMNS, then SEEN_COLUMNS) and what each must hold.
+_INTEGERS, _TEXTS, _TS = (0, 1, 3), (2, 8, 9, 10, 11, 12), 7
+_NAMES = ("api_key", "api_version", "direction", "correlation_id", "bytes", "hex", "corrupt", *SEEN_COLUMNS)
+
+
+def _typed(row: tuple[Any, ...]) -> None:
+    """``BadFrame`` for a corpus row whose columns hold the wrong kind of value (a corpus may come from anywhere)."""
+    for index in _INTEGERS:
+        if row[index] is not None and (type(row[index]) is not int or not -(1 << 31) <= row[index] < 1 << 31):
+            raise BadFrame(f"{_NAMES[index]} must be a 32-bit integer, got {row[index]!r:.40}")
+    for index in _TEXTS:
+        if row[index] is not None and type(row[index]) is not str:
+            raise BadFrame(f"{_NAMES[index]} must be text, got {type(row[index]).__name__}")
+    ts = row[_TS]
+    if ts is not None and (type(ts) not in (int, float) or not math.isfinite(ts)):
+        raise BadFrame(f"ts must be a finite number of seconds, got {ts!r:.40}")
 
 
 def check(inputs: Inputs, specs: Revision, rules: dict[str, RuleRef], *,

@@ -24,7 +24,7 @@ BUGS = REPO_ROOT / "fixtures" / "wire-bugs"
 MANIFEST: dict[str, dict[str, Any]] = {entry["file"]: entry
                                        for entry in json.loads((BUGS / "manifest.json").read_text(encoding="utf-8"))}
 REPORT_KEYS = {"schema", "specs", "inputs", "captures", "frames", "clean", "counts", "baselined", "not_shown",
-               "findings", "summary", "not_frames"}
+               "unexplained", "unlisted", "findings", "summary", "not_frames"}
 FINDING_KEYS = {"rule", "name", "severity", "category", "input", "frame", "input_byte", "connection", "ts",
                 "direction", "api_key", "api", "api_version", "correlation_id", "client_id", "software_name",
                 "software_version", "sender", "offset", "field", "message", "found", "expected", "display_filter"}
@@ -99,7 +99,7 @@ def test_json_report(trunk: Path) -> None:
     assert findings and all(set(finding) == FINDING_KEYS for finding in findings)
     # Severity counts add up: every finding is kept at this size, and the summary groups them all.
     assert Counter(finding["severity"] for finding in findings) == {k: v for k, v in document["counts"].items() if v}
-    assert document["not_shown"] == 0 and document["baselined"] == 0
+    assert document["not_shown"] == 0 and document["baselined"] == 0 and document["unexplained"] == 0
     assert sum(row["frames"] for row in document["summary"]) == document["frames"]
     assert sum(row["clean"] for row in document["summary"]) == document["clean"]
     assert sum(sum(row["findings"].values()) for row in document["summary"]) == len(findings)
@@ -423,3 +423,82 @@ def test_an_extracted_corpus_gives_the_captures_findings(specs_43: Path, tmp_pat
     for key in ("frames", "clean", "counts", "summary"):
         assert again[key] == direct[key], key
     assert again["captures"] is None and direct["captures"]
+
+
+# --- found in review: a directory's corpora, a baseline refreshed, profiles, Kafka's int arithmetic ---------
+
+
+def frame_hex(payload_hex: str) -> str:
+    payload = bytes.fromhex(payload_hex)
+    return (len(payload).to_bytes(4, "big") + payload).hex()
+
+
+METADATA_V12 = "0003000c00000007ffff00"  # request header v2: Metadata v12, correlation 7, null client id, no tags
+
+
+def corpus_of(tmp_path: Path, name: str, rows: list[dict[str, Any]]) -> Path:
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def findings_of(document: dict[str, Any]) -> list[tuple[int, str, str]]:
+    return [(finding["frame"], finding["rule"], finding["field"]) for finding in document["findings"]]
+
+
+def test_a_directory_gives_its_json_lines_corpora_and_says_what_it_skipped(trunk: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "traffic"
+    shutil.copytree(BUGS, folder)
+    (folder / "notes.txt").write_text("not a frame\n", encoding="utf-8")
+    result, document = report(folder, "--specs", trunk)
+    assert document["frames"] == sum(len(path.read_text().splitlines()) for path in BUGS.glob("*.jsonl"))
+    assert "skipped 3 files that are neither captures nor frames corpora" in result.stderr  # + README.md
+    assert "manifest.json" in result.stderr and "notes.txt" in result.stderr
+
+
+def test_a_baseline_written_with_a_baseline_keeps_its_kinds(trunk: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    bug = BUGS / "librdkafka-4207.jsonl"
+    assert run(bug, "--specs", trunk, "--write-baseline", first).exit_code == 0
+    assert run(bug, "--specs", trunk, "--baseline", first, "--write-baseline", second).exit_code == 0
+    assert json.loads(second.read_text())["findings"] == json.loads(first.read_text())["findings"] != []
+
+
+def test_the_kafka_profile_keeps_what_kafka_refuses(trunk: Path) -> None:
+    _, everything = report(BUGS / "aiokafka-1139.jsonl", "--specs", trunk)
+    _, kafka = report(BUGS / "aiokafka-1139.jsonl", "--specs", trunk, "--profile", "kafka")
+    assert everything["counts"]["warning"] > 0 and kafka["counts"] == {"error": 0, "warning": 0, "info": 0}
+
+
+def test_varints_are_java_ints_as_in_kafkas_readers(trunk: Path, tmp_path: Path) -> None:
+    """``ff ff ff ff 0f`` is -1 to Kafka: a tagged-field count of no fields, a nullable length of null."""
+    rows = [{"direction": "request", "hex": frame_hex(METADATA_V12 + "01" + "00" + "00" + "ffffffff0f")},
+            {"direction": "request", "hex": frame_hex(METADATA_V12 + "ffffffff0f" + "00" + "00" + "00")}]
+    _, document = report(corpus_of(tmp_path, "java.jsonl", rows), "--specs", trunk)
+    assert findings_of(document) == [(0, "KL2003", "body"), (1, "KL2026", "body.Topics")]
+
+
+def test_a_header_written_in_version_1_is_named_so(trunk: Path, tmp_path: Path) -> None:
+    """kafka-protocol-rs#4: header v2 written without its tagged section (v1), with an empty client id."""
+    rows = [{"direction": "request", "hex": frame_hex("0003000c000000070000" + "01" + "00" + "00" + "00")}]
+    _, document = report(corpus_of(tmp_path, "v1.jsonl", rows), "--specs", trunk)
+    assert findings_of(document) == [(0, "KL2005", "header")]
+    assert "written in version 1" in document["findings"][0]["message"]
+
+
+def test_a_problem_on_a_request_row_is_no_unmatched_response(trunk: Path, tmp_path: Path) -> None:
+    rows = [{"direction": "request", "hex": frame_hex(METADATA_V12 + "01000000"),
+             "problem": "no request with correlation id 7 on this connection"}]
+    _, document = report(corpus_of(tmp_path, "request.jsonl", rows), "--specs", trunk)
+    assert document["findings"] == [] and document["clean"] == 1
+
+
+def test_a_frame_past_100_deviations_lists_100_and_counts_the_rest(trunk: Path, tmp_path: Path) -> None:
+    """DescribeGroups v5 (flexible) with 150 group ids whose lengths are padded varints (``82 00`` for 2)."""
+    groups = "".join("8200" + "61" for _ in range(150))
+    body = "9701" + groups + "00" + "00"  # compact array of 150, the include flag, the tagged section
+    rows = [{"direction": "request", "hex": frame_hex("000f000500000007ffff00" + body)}]
+    _, document = report(corpus_of(tmp_path, "many.jsonl", rows), "--specs", trunk)
+    assert document["counts"]["warning"] == 100 and document["unlisted"] == 50
+    assert "50 more deviations past the first 100 of a frame" in run(tmp_path / "many.jsonl", "--specs",
+                                                                     trunk).stdout

@@ -45,7 +45,7 @@ ALL_CAPTURES = ("confluent-kafka", "kafka-python", "aiokafka", "kafkajs", "kafka
 SPECS = ("kafka-specs", "trunk-2024-10")
 REQUEST, RESPONSE = "request", "response"
 
-# The 19 wire rules: id -> (the deviation it names, its name, its built-in severity); docs/rules.md "Frames".
+# The 20 wire rules: id -> (the deviation it names, its name, its built-in severity); docs/rules.md "Frames".
 RULES = {
     "KL2001": ("trailing-bytes", "error"), "KL2002": ("length-beyond-frame", "error"),
     "KL2003": ("varint-too-long", "error"), "KL2004": ("tagged-size-mismatch", "error"),
@@ -55,7 +55,8 @@ RULES = {
     "KL2011": ("tag-not-in-version", "error"), "KL2021": ("tagged-field-default", "warning"),
     "KL2022": ("tags-not-ascending", "warning"), "KL2023": ("tag-repeated", "warning"),
     "KL2024": ("varint-not-minimal", "warning"), "KL2025": ("bool-not-canonical", "warning"),
-    "KL2026": ("null-marker-not-canonical", "warning"), "KL2041": ("unknown-api", "info"),
+    "KL2026": ("null-marker-not-canonical", "warning"), "KL2027": ("api-versions-v0-layout", "warning"),
+    "KL2041": ("unknown-api", "info"),
     "KL2042": ("unknown-version", "info"),
 }
 
@@ -326,6 +327,19 @@ def null_client_id_minus_two(frames: Frames) -> Case:
                 span.start)
 
 
+@case("KL2027")
+def api_versions_answered_in_v0_layout(frames: Frames) -> Case:
+    """The mock broker's real ApiVersions v0 response (error 0) given as the answer to a v3 request: version 0's
+    layout without UNSUPPORTED_VERSION, which Kafka's client reads by its fallback but Kafka's broker never writes.
+    The control, the same bytes with error 35, is KIP-511's fallback itself: clean."""
+    row, _ = frames.pick("confluent-kafka", RESPONSE, API_VERSIONS, 0)
+    assert row.frame[8:10] == b"\x00\x00", "an ApiVersions v0 response without error"
+    as_v3 = evolve(row, api_version=3)
+    fallback = replace(row.frame, 8, 10, INT16.pack(35))  # not canonical at v3, but KIP-511's own answer
+    assert FrameChecker(frames.codec).check(RESPONSE, API_VERSIONS, 3, fallback) == []
+    return Case(row, as_v3, "body.ErrorCode", 8)
+
+
 # --- info ----------------------------------------------------------------------------------------------------
 
 
@@ -407,7 +421,7 @@ def test_seeded_fault(case_id: str, frames: Frames, specs: Path, strict: dict[st
     assert_clean(checker, seeded.original, "the real frame")
     for control in seeded.controls:
         assert_clean(checker, control, "the control (the surgery without the fault)")
-    assert seeded.faulty.frame != seeded.original.frame or seeded.faulty.problem != seeded.original.problem
+    assert seeded.faulty != seeded.original  # bytes, problem or what the row says it answers
 
     faulty = seeded.faulty
     deviations = checker.check(faulty.direction, faulty.api_key, faulty.api_version, faulty.frame, faulty.problem)
