@@ -128,6 +128,8 @@ class FrameChecker:
         if api_key is None or api_version is None:
             if found:
                 return found
+            if isinstance(problem, str) and problem:  # a capture that lacks the request: the API is unknown
+                raise BadFrame(problem)
             raise BadFrame("a response row needs api_key and api_version: those of the request it answers")
         kind = self.kind(direction, api_key, api_version)
         if isinstance(kind, Deviation):

@@ -164,7 +164,7 @@ def summary_line(report: dict[str, Any]) -> str:
     if report["baselined"]:
         extras.append(f"{report['baselined']:,} baselined")
     if report["not_frames"]["count"]:
-        extras.append(f"{plural(report['not_frames']['count'], 'row', grouped=True)} not a frame")
+        extras.append(f"{plural(report['not_frames']['count'], 'row', grouped=True)} not checked")
     if report["unlisted"]:
         extras.append(f"{report['unlisted']:,} more deviations past the first 100 of a frame, not listed")
     if report["unexplained"]:

@@ -391,7 +391,7 @@ def test_rows_that_are_no_frame_are_counted_and_the_rest_checked(trunk: Path, tm
     assert document["clean"] == 2
     text = run(corpus, "--specs", trunk).stdout
     assert f"{corpus}: frame 1: not checked: " in text
-    assert text.splitlines()[-1].endswith("(5 rows not a frame)")
+    assert text.splitlines()[-1].endswith("(5 rows not checked)")
 
 
 def test_a_corpus_of_garbage_lines_goes_on(trunk: Path, tmp_path: Path) -> None:
