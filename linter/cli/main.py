@@ -277,8 +277,10 @@ cli.add_command(size_command)
 # --- readiness (linter/cli/readiness_cmd.py) -----------------------------------------------------
 
 from linter.cli.readiness_cmd import readiness_command
+from linter.cli.server_cmd import server_command
 
 cli.add_command(readiness_command)
+cli.add_command(server_command)
 
 if __name__ == "__main__":
     main()

@@ -1,0 +1,234 @@
+"""What the language server says of a spec buffer, without the protocol: its findings (linted with the other specs
+of its directory as context, open buffers in place of their files), the edits of its fixes, and what a field is.
+
+Positions are the protocol's: 0-based lines, columns in UTF-16 code units (LSP's default encoding), which ``Lines``
+converts to and from the parser's character offsets.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from linter.engine.config import Config, load_config
+from linter.engine.findings import Edit, Finding
+from linter.engine.runner import lint_texts
+from linter.model.spec import FieldSpec, MessageSpec, build_message
+from linter.model.traits import FieldAt, field_at
+from linter.model.versions import Versions
+from linter.model.wire import WIRE
+from linter.parse.jsonc import JsonSyntaxError, PositionalParser
+from linter.parse.scanner import value_end
+
+SPEC_SUFFIX = ".json"
+MAX_SIBLINGS = 2000  # spec files of a directory read as context (Kafka's message directory has about 250)
+MAX_BUFFER = 16 << 20  # characters of a buffer the server lints (the CLI's cap on a spec file)
+
+
+class Lines:
+    """Offsets of a text's line starts, to convert character offsets to LSP positions and back."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0]
+        for index, char in enumerate(text):
+            if char == "\n":
+                self.starts.append(index + 1)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """(line, UTF-16 column) of a character offset."""
+        offset = max(0, min(offset, len(self.text)))
+        line = _line_of(self.starts, offset)
+        return line, _utf16(self.text[self.starts[line]:offset])
+
+    def offset(self, line: int, column: int) -> int:
+        """The character offset of (line, UTF-16 column), clamped to the text."""
+        if line >= len(self.starts):
+            return len(self.text)
+        start = self.starts[max(line, 0)]
+        end = self.starts[line + 1] - 1 if line + 1 < len(self.starts) else len(self.text)
+        units = 0
+        for index in range(start, end):
+            if units >= column:
+                return index
+            units += 2 if ord(self.text[index]) > 0xFFFF else 1
+        return end
+
+
+def _line_of(starts: list[int], offset: int) -> int:
+    low, high = 0, len(starts) - 1
+    while low < high:  # the last line start at or before offset
+        middle = (low + high + 1) // 2
+        if starts[middle] <= offset:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _utf16(text: str) -> int:
+    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
+
+
+@dataclass(frozen=True)
+class Span:
+    """A finding's place in its buffer, as character offsets: the key or value it points at."""
+
+    start: int
+    end: int
+
+
+def finding_span(lines: Lines, finding: Finding) -> Span:
+    """The token a finding's line and column point at (a key, a value, a whole object), or its line's rest."""
+    if finding.line < 1 or finding.line > len(lines.starts):
+        return Span(0, 0)
+    start = min(lines.starts[finding.line - 1] + max(finding.col - 1, 0), len(lines.text))
+    text = lines.text
+    try:
+        end = value_end(text, start) if start < len(text) and text[start] in '"{[-0123456789tfn' else start
+    except (IndexError, ValueError):
+        end = start
+    if end <= start:
+        line_end = text.find("\n", start)
+        end = len(text) if line_end < 0 else line_end
+    return Span(start, end)
+
+
+# --- linting a buffer ------------------------------------------------------------------------------------------
+
+
+def siblings(path: Path, open_texts: Mapping[Path, str]) -> dict[str, str | bytes]:
+    """The spec files of ``path``'s directory by name, an open buffer in place of its file, ``path``'s own
+    included (from ``open_texts``): the context `lint` gives a file named with its directory."""
+    texts: dict[str, str | bytes] = {}
+    directory = path.parent
+    try:
+        names = sorted(name for name in os.listdir(directory) if name.endswith(SPEC_SUFFIX))[:MAX_SIBLINGS]
+    except OSError:
+        names = []
+    for name in names:
+        file = directory / name
+        if file in open_texts:
+            continue
+        try:
+            if file.is_file() and file.stat().st_size <= MAX_BUFFER:
+                texts[name] = file.read_bytes()
+        except OSError:
+            continue
+    for file, text in open_texts.items():
+        if file.parent == directory and file.name.endswith(SPEC_SUFFIX) and len(text) <= MAX_BUFFER:
+            texts[file.name] = text
+    return texts
+
+
+def lint_buffer(path: Path, open_texts: Mapping[Path, str], config: Config | None = None) -> list[Finding]:
+    """The findings of ``path``'s buffer (``open_texts[path]``), with its directory as context."""
+    config = config if config is not None else config_for(path)
+    report = lint_texts(siblings(path, open_texts), config, complete=True)
+    return [finding for finding in report.findings if finding.path == path.name]
+
+
+def config_for(path: Path) -> Config:
+    """The config `lint` would use for the file: the nearest one at or above its directory."""
+    return load_config(start=path.parent)
+
+
+def fix_all(findings: list[Finding]) -> list[Edit]:
+    """Every fix of the findings that does not overlap an earlier one: what ``lint --fix`` applies in one run."""
+    edits, cursor = [], 0
+    for edit in sorted({edit for finding in findings for edit in finding.fix}):
+        if edit.start >= cursor:
+            edits.append(edit)
+            cursor = edit.end
+    return edits
+
+
+def suppression(lines: Lines, finding: Finding) -> Edit:
+    """A comment that suppresses the finding, alone on the line before it, indented as that line."""
+    line = max(finding.line - 1, 0)
+    start = lines.starts[min(line, len(lines.starts) - 1)]
+    indent = len(lines.text[start:]) - len(lines.text[start:].lstrip(" \t"))
+    comment = f"{lines.text[start:start + indent]}// krpc-lint: ignore[{finding.rule}] reason\n"
+    return Edit(start, start, "", comment)
+
+
+# --- what a field is -------------------------------------------------------------------------------------------
+
+
+def field_at_offset(text: str, offset: int) -> tuple[MessageSpec, FieldSpec] | None:
+    """The innermost field whose JSON object holds ``offset``, with its message; ``None`` outside any field or
+    when the buffer does not parse."""
+    parser = PositionalParser(text)
+    try:
+        raw = parser.parse()
+    except (JsonSyntaxError, RecursionError):
+        return None
+    if not isinstance(raw, dict):
+        return None
+    message = build_message(raw, "buffer")
+    best: tuple[int, FieldSpec] | None = None
+    for field, _ in message.all_fields():
+        found = parser.positions.exact(field.path)
+        if found is None:
+            continue
+        start = found[1]
+        end = value_end(text, start)
+        if start <= offset < end and (best is None or start > best[0]):
+            best = (start, field)
+    return (message, best[1]) if best is not None else None
+
+
+def describe_field(message: MessageSpec, field: FieldSpec) -> str:
+    """Markdown: the field's type, versions, nullable and tagged versions, default, and how it travels."""
+    out = [f"**{field.name}**: `{field.type_text}`", ""]
+    for label, value in (("versions", field.versions), ("nullable", field.nullable_versions),
+                         ("tagged", field.tagged_versions)):
+        if value is not None and not value.empty:
+            out.append(f"- {label}: {value}")
+    if field.tag is not None:
+        out.append(f"- tag: {field.tag}")
+    if field.default_given:
+        out.append(f"- default: `{field.default}`")
+    wire = wire_forms(message, field)
+    if wire:
+        out += ["", "On the wire:", *(f"- v{versions}: {form}" for versions, form in wire)]
+    if field.about:
+        out += ["", str(field.about)]
+    return "\n".join(out)
+
+
+def wire_forms(message: MessageSpec, field: FieldSpec) -> list[tuple[str, str]]:
+    """How the field travels in each run of the message's versions where that does not change."""
+    versions, flexible = message.versions, message.flexible
+    if versions is None or field.type is None or versions.highest - versions.lowest > 1000:
+        return []
+    runs: list[tuple[int, int, str]] = []
+    for version in range(versions.lowest, versions.highest + 1):
+        at = field_at(field, version, flexible.contains(version))
+        form = _form(field, at) if at.present else "absent"
+        if runs and runs[-1][2] == form and runs[-1][1] == version - 1:
+            runs[-1] = (runs[-1][0], version, form)
+        else:
+            runs.append((version, version, form))
+    return [(str(Versions(low, high)), form) for low, high, form in runs]
+
+
+def _form(field: FieldSpec, at: FieldAt) -> str:
+    assert field.type is not None
+    primitive = WIRE.get(field.type.name)
+    if field.type.is_array:
+        kind = f"{'compact' if at.compact else 'int32-length'} array"
+    elif primitive is None:
+        kind = "struct"
+    elif primitive.size is not None:
+        kind = f"{primitive.name} ({primitive.size} bytes)"
+    else:
+        kind = primitive.wire(at.compact)
+    extras = [f"tag {at.tag}" if at.tag is not None else "", "nullable" if at.nullable else ""]
+    return ", ".join([kind, *filter(None, extras)])
+
+
+__all__ = ["Lines", "Span", "config_for", "describe_field", "field_at_offset", "finding_span", "fix_all",
+           "lint_buffer", "siblings", "suppression", "wire_forms"]

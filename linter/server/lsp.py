@@ -1,0 +1,173 @@
+"""``krpc-lint server``: the Language Server Protocol over stdio (pygls), for spec authors' editors.
+
+On open and on every change a buffer is linted as ``lint`` would lint its file (the nearest config, the other specs of
+its directory as context, open buffers in place of their files), and every open buffer of that directory is linted
+again, since a change can break or heal its siblings (a request bumped without its response). Diagnostics carry the
+rule id, a link to the rule's docs and the exact key or value. Code actions: each fixable finding's fix, every fix at
+once (``source.fixAll.krpc-lint``), and a suppression comment. Hover on a field: its type, versions, default and how
+it travels per version range. A buffer that cannot be linted is reported in the log, and the server goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from linter.engine.findings import Edit, Finding
+from linter.server.analysis import (
+    Lines,
+    describe_field,
+    field_at_offset,
+    finding_span,
+    fix_all,
+    lint_buffer,
+    suppression,
+)
+from linter.vocabulary import TOOL_NAME, tool_version
+
+RULE_DOCS = "https://krpc-lint.dev/rules"  # docs/rules.md, an anchor per rule
+FIX_ALL = "source.fixAll.krpc-lint"
+SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,
+            "info": types.DiagnosticSeverity.Information}
+LOG = logging.getLogger("linter.server")
+
+
+class SpecServer(LanguageServer):
+    """The server, with the findings of each open buffer kept for its code actions."""
+
+    def __init__(self) -> None:
+        super().__init__(TOOL_NAME, tool_version())
+        self.findings: dict[str, list[Finding]] = {}
+
+    def open_texts(self) -> dict[Path, str]:
+        return {Path(to_fs_path(uri) or uri): document.source for uri, document in self.workspace.text_documents.items()}
+
+    def relint(self, uri: str) -> None:
+        """Lint ``uri`` and every open buffer of its directory; publish their diagnostics."""
+        path = Path(to_fs_path(uri) or uri)
+        texts = self.open_texts()
+        for other, document in list(self.workspace.text_documents.items()):
+            other_path = Path(to_fs_path(other) or other)
+            if other_path.parent == path.parent:
+                self.publish(other, other_path, document.source, texts)
+
+    def publish(self, uri: str, path: Path, text: str, texts: dict[Path, str]) -> None:
+        try:
+            findings = lint_buffer(path, texts)
+        except Exception as exc:  # noqa: BLE001 - a hostile buffer never stops the server: it is logged
+            LOG.warning("krpc-lint: %s: cannot lint: %s: %s", path, type(exc).__name__, exc)
+            findings = []
+        self.findings[uri] = findings
+        lines = Lines(text)
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=uri, diagnostics=[diagnostic(lines, finding) for finding in findings]))
+
+
+def diagnostic(lines: Lines, finding: Finding) -> types.Diagnostic:
+    span = finding_span(lines, finding)
+    return types.Diagnostic(
+        range=_range(lines, span.start, span.end), message=finding.message, source=TOOL_NAME,
+        severity=SEVERITY.get(finding.severity, types.DiagnosticSeverity.Information), code=finding.rule,
+        code_description=types.CodeDescription(href=f"{RULE_DOCS}#{finding.rule.lower()}-{finding.name}"),
+        data={"rule": finding.rule})
+
+
+def _range(lines: Lines, start: int, end: int) -> types.Range:
+    (start_line, start_col), (end_line, end_col) = lines.position(start), lines.position(end)
+    return types.Range(start=types.Position(line=start_line, character=start_col),
+                       end=types.Position(line=end_line, character=end_col))
+
+
+def _text_edits(lines: Lines, edits: list[Edit]) -> list[types.TextEdit]:
+    return [types.TextEdit(range=_range(lines, edit.start, edit.end), new_text=edit.new) for edit in edits]
+
+
+def code_actions(server: SpecServer, uri: str, wanted: types.Range,
+                 asked: Sequence[types.CodeActionKind | str] | None) -> list[types.CodeAction]:
+    """Quick fixes and suppressions of the findings in ``wanted``, and fix-all when asked for or when any fix."""
+    only = [str(kind) for kind in asked] if asked else None
+    document = server.workspace.get_text_document(uri)
+    lines = Lines(document.source)
+    findings = server.findings.get(uri, [])
+    actions: list[types.CodeAction] = []
+    for finding in findings:
+        span = finding_span(lines, finding)
+        where = _range(lines, span.start, span.end)
+        if (where.end.line, where.end.character) < (wanted.start.line, wanted.start.character) or \
+                (where.start.line, where.start.character) > (wanted.end.line, wanted.end.character):
+            continue
+        if finding.fix:
+            actions.append(_action(f"Fix {finding.rule} [{finding.name}]", types.CodeActionKind.QuickFix, uri,
+                                   _text_edits(lines, list(finding.fix)), diagnostic(lines, finding)))
+        actions.append(_action(f"Suppress {finding.rule} on this line", types.CodeActionKind.QuickFix, uri,
+                               _text_edits(lines, [suppression(lines, finding)]), diagnostic(lines, finding)))
+    every = fix_all(findings)
+    if every and (not only or any(FIX_ALL.startswith(kind) or kind == FIX_ALL for kind in only)):
+        actions.append(_action("Fix all krpc-lint findings", FIX_ALL, uri, _text_edits(lines, every), None))
+    if only:
+        actions = [action for action in actions if any(str(action.kind).startswith(kind) for kind in only)]
+    return actions
+
+
+def _action(title: str, kind: str, uri: str, edits: list[types.TextEdit],
+            fixes: types.Diagnostic | None) -> types.CodeAction:
+    return types.CodeAction(title=title, kind=kind, diagnostics=[fixes] if fixes else None,
+                            edit=types.WorkspaceEdit(changes={uri: edits}))
+
+
+def hover(server: SpecServer, uri: str, position: types.Position) -> types.Hover | None:
+    document = server.workspace.get_text_document(uri)
+    lines = Lines(document.source)
+    try:
+        found = field_at_offset(document.source, lines.offset(position.line, position.character))
+    except Exception as exc:  # noqa: BLE001 - as for diagnostics: logged, never fatal
+        LOG.warning("krpc-lint: %s: no hover: %s: %s", uri, type(exc).__name__, exc)
+        return None
+    if found is None:
+        return None
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=describe_field(*found)))
+
+
+def build() -> SpecServer:
+    """The server with its features registered."""
+    server = SpecServer()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: SpecServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.relint(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: SpecServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.relint(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: SpecServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.findings.pop(params.text_document.uri, None)
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri,
+                                                                          diagnostics=[]))
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
+        code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL]))
+    def actions(ls: SpecServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        return code_actions(ls, params.text_document.uri, params.range, params.context.only)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def on_hover(ls: SpecServer, params: types.HoverParams) -> types.Hover | None:
+        return hover(ls, params.text_document.uri, params.position)
+
+    return server
+
+
+def serve() -> None:
+    """Run the server on stdin and stdout until the client exits."""
+    build().start_io()
+
+
+__all__ = ["FIX_ALL", "SpecServer", "build", "code_actions", "diagnostic", "hover", "serve"]
+
+

@@ -1,0 +1,170 @@
+"""``krpc-lint server`` driven by a real LSP client (pygls's) over stdio, in a workspace copied from Kafka's specs
+(trunk-2024-10): diagnostics on a bad field name, a quick fix for a numeric default, hover on a field, and the
+diagnostics cleared once the text is good again."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+from conftest import require_shared
+
+pytest.importorskip("pygls", reason="the language server needs pygls (the test extras install it)")
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+FETCH = "FetchRequest.json"
+
+
+@pytest.fixture()
+def workspace(tmp_path: Path) -> Path:
+    source = require_shared("kafka-specs", "trunk-2024-10", "clients", "src", "main", "resources", "common", "message")
+    target = tmp_path / "message"
+    shutil.copytree(source, target)
+    (tmp_path / ".krpc-lint.yaml").write_text("select: [KL803]\n", encoding="utf-8")  # numeric defaults (strict)
+    return target
+
+
+class Session:
+    """A client talking to the server; diagnostics as they are published, by URI."""
+
+    def __init__(self, client: LanguageClient) -> None:
+        self.client = client
+        self.published: dict[str, list[types.Diagnostic]] = {}
+        self.arrived = asyncio.Event()
+
+    def expect(self, uri: str) -> None:
+        """Forget ``uri``'s diagnostics before a notification that makes the server publish them again."""
+        self.published.pop(uri, None)
+        self.arrived.clear()
+
+    async def diagnostics(self, uri: str) -> list[types.Diagnostic]:
+        """``uri``'s diagnostics once published (after ``expect``)."""
+        for _ in range(200):
+            if uri in self.published:
+                return self.published[uri]
+            try:
+                await asyncio.wait_for(self.arrived.wait(), 0.5)
+            except TimeoutError:
+                pass
+            self.arrived.clear()
+        raise AssertionError(f"no diagnostics for {uri}")
+
+
+@asynccontextmanager
+async def started(workspace: Path) -> AsyncIterator[Session]:
+    client = LanguageClient("krpc-lint-test", "1")
+    opened = Session(client)
+
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def published(params: types.PublishDiagnosticsParams) -> None:
+        opened.published[params.uri] = list(params.diagnostics)
+        opened.arrived.set()
+
+    await client.start_io(sys.executable, "-m", "linter.cli.main", "server")
+    await client.initialize_async(types.InitializeParams(
+        capabilities=types.ClientCapabilities(), root_uri=workspace.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="message")]))
+    client.initialized(types.InitializedParams())
+    yield opened
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+
+
+def run(workspace: Path, scenario: Callable[[Session], Awaitable[None]]) -> None:
+    """A scenario against a server started for it, in a fresh event loop."""
+    async def main() -> None:
+        async with started(workspace) as session:
+            await scenario(session)
+
+    asyncio.run(main())
+
+
+def _open(session: Session, path: Path, text: str) -> str:
+    uri = path.as_uri()
+    session.expect(uri)
+    session.client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
+    return uri
+
+
+def _change(session: Session, uri: str, version: int, text: str) -> None:
+    session.expect(uri)
+    session.client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+
+
+def _line_of(text: str, needle: str) -> int:
+    return text[:text.index(needle)].count("\n")
+
+
+def test_diagnostics_fixes_hover_and_clearing(workspace: Path) -> None:
+    run(workspace, lambda session: diagnostics_fixes_hover_and_clearing(session, workspace))
+
+
+async def diagnostics_fixes_hover_and_clearing(session: Session, workspace: Path) -> None:
+    path = workspace / FETCH
+    good = path.read_text(encoding="utf-8")
+    uri = path.as_uri()
+
+    _open(session, path, good)
+    opened = await session.diagnostics(uri)
+    assert opened == [], [(d.code, d.message) for d in opened]
+
+    renamed = good.replace('"MaxWaitMs"', '"Max_WaitMs"', 1)
+    _change(session, uri, 2, renamed)
+    found = await session.diagnostics(uri)
+    assert [(d.code, d.range.start.line) for d in found] == [("KL301", _line_of(renamed, '"Max_WaitMs"'))]
+    assert found[0].code_description is not None and "kl301-field-name-pattern" in found[0].code_description.href
+    assert found[0].severity == types.DiagnosticSeverity.Error
+
+    numeric = good.replace('"default": "-1"', '"default": -1', 1)
+    _change(session, uri, 3, numeric)
+    found = await session.diagnostics(uri)
+    assert [d.code for d in found] == ["KL803"]
+    actions = await session.client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=found[0].range,
+        context=types.CodeActionContext(diagnostics=found)))
+    fixes = [action for action in actions or [] if isinstance(action, types.CodeAction)
+             and action.title.startswith("Fix KL803")]
+    assert len(fixes) == 1 and fixes[0].edit is not None and fixes[0].edit.changes is not None
+    (edit,) = fixes[0].edit.changes[uri]
+    assert edit.new_text == '"-1"' and edit.range.start.line == _line_of(numeric, '"default": -1')
+    assert any(isinstance(action, types.CodeAction) and action.title.startswith("Suppress KL803")
+               for action in actions or [])
+
+    line = _line_of(good, '"MaxWaitMs"')
+    column = good.splitlines()[line].index("MaxWaitMs")
+    _change(session, uri, 4, good)
+    cleared = await session.diagnostics(uri)
+    assert cleared == []
+    shown = await session.client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=line, character=column)))
+    assert shown is not None and isinstance(shown.contents, types.MarkupContent)
+    assert "**MaxWaitMs**: `int32`" in shown.contents.value and "versions: 0+" in shown.contents.value
+    assert "int32 (4 bytes)" in shown.contents.value
+
+
+def test_a_hostile_buffer_never_kills_the_server(workspace: Path) -> None:
+    run(workspace, lambda session: hostile_buffers(session, workspace))
+
+
+async def hostile_buffers(session: Session, workspace: Path) -> None:
+    path = workspace / FETCH
+    uri = path.as_uri()
+    for version, text in enumerate(["{" * 100_000, '{"name": "X", "fields": [' + "[" * 5000, "\ud800", ""], 1):
+        if version == 1:
+            _open(session, path, text)
+        else:
+            _change(session, uri, version, text)
+        await session.diagnostics(uri)
+    _change(session, uri, 9, path.read_text(encoding="utf-8"))
+    assert await session.diagnostics(uri) == []  # still serving
