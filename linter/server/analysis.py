@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from linter.compat.api import compare_texts
+from linter.compat.sources import read_revision
 from linter.engine.config import Config, load_config
 from linter.engine.findings import Edit, Finding
 from linter.engine.runner import lint_texts
@@ -21,6 +23,7 @@ from linter.model.versions import Versions
 from linter.model.wire import WIRE
 from linter.parse.jsonc import JsonSyntaxError, PositionalParser
 from linter.parse.scanner import value_end
+from linter.report.formats import witness_outcome
 
 SPEC_SUFFIX = ".json"
 MAX_SIBLINGS = 2000  # spec files of a directory read as context (Kafka's message directory has about 250)
@@ -154,6 +157,26 @@ def suppression(lines: Lines, finding: Finding) -> Edit:
     return Edit(start, start, "", comment)
 
 
+def compat_buffer(path: Path, text: str, ref: str, config: Config | None = None) -> list[Finding]:
+    """The changes of ``path``'s buffer against the file at git ``ref`` (``compat --against REF`` for one file),
+    each wire break's witness in its message; none when the file is new at ``ref``. ``SourceError`` when the ref or
+    the repository cannot be read."""
+    config = config if config is not None else config_for(path)
+    old = read_revision(f"{ref}:./{path.name}", cwd=path.parent).files
+    if not old:
+        return []
+    report = compare_texts({path.name: next(iter(old.values()))}, {path.name: text}, config)
+    findings = []
+    for finding in report.findings:
+        if finding.witness:
+            hexed = finding.witness.get("hex", "")
+            message = (f"{finding.message} (against {ref}; witness: {finding.witness.get('writer', '?')} writes "
+                       f"{hexed}, {witness_outcome(finding.witness)})")
+            finding = replace(finding, message=message)
+        findings.append(finding)
+    return findings
+
+
 # --- what a field is -------------------------------------------------------------------------------------------
 
 
@@ -230,5 +253,5 @@ def _form(field: FieldSpec, at: FieldAt) -> str:
     return ", ".join([kind, *filter(None, extras)])
 
 
-__all__ = ["Lines", "Span", "config_for", "describe_field", "field_at_offset", "finding_span", "fix_all",
+__all__ = ["Lines", "Span", "compat_buffer", "config_for", "describe_field", "field_at_offset", "finding_span", "fix_all",
            "lint_buffer", "siblings", "suppression", "wire_forms"]

@@ -5,7 +5,9 @@ its directory as context, open buffers in place of their files), and every open 
 again, since a change can break or heal its siblings (a request bumped without its response). Diagnostics carry the
 rule id, a link to the rule's docs and the exact key or value. Code actions: each fixable finding's fix, every fix at
 once (``source.fixAll.krpc-lint``), and a suppression comment. Hover on a field: its type, versions, default and how
-it travels per version range. A buffer that cannot be linted is reported in the log, and the server goes on.
+it travels per version range. With ``initializationOptions: {"compatAgainst": REF}``, the buffer's wire breaks against
+the file at git REF are diagnostics too, each with its witness, refreshed on open and on save. A buffer that cannot be
+linted is reported in the log, and the server goes on.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pygls.uris import to_fs_path
 from linter.engine.findings import Edit, Finding
 from linter.server.analysis import (
     Lines,
+    compat_buffer,
     describe_field,
     field_at_offset,
     finding_span,
@@ -42,7 +45,21 @@ class SpecServer(LanguageServer):
 
     def __init__(self) -> None:
         super().__init__(TOOL_NAME, tool_version())
-        self.findings: dict[str, list[Finding]] = {}
+        self.findings: dict[str, list[Finding]] = {}  # lint's and compat's, as published
+        self.compat: dict[str, list[Finding]] = {}  # compat's, refreshed on open and save
+        self.compat_against: str | None = None  # a git ref (initializationOptions.compatAgainst)
+
+    def refresh_compat(self, uri: str) -> None:
+        """The wire breaks of ``uri``'s buffer against ``compat_against``, when set (on open and on save)."""
+        if not self.compat_against:
+            return
+        path = Path(to_fs_path(uri) or uri)
+        try:
+            self.compat[uri] = compat_buffer(path, self.workspace.get_text_document(uri).source, self.compat_against)
+        except Exception as exc:  # noqa: BLE001 - a ref that cannot be read is said once in the log, not fatal
+            LOG.warning("krpc-lint: %s: no compat against %s: %s: %s", path, self.compat_against,
+                        type(exc).__name__, exc)
+            self.compat[uri] = []
 
     def open_texts(self) -> dict[Path, str]:
         return {Path(to_fs_path(uri) or uri): document.source for uri, document in self.workspace.text_documents.items()}
@@ -62,6 +79,7 @@ class SpecServer(LanguageServer):
         except Exception as exc:  # noqa: BLE001 - a hostile buffer never stops the server: it is logged
             LOG.warning("krpc-lint: %s: cannot lint: %s: %s", path, type(exc).__name__, exc)
             findings = []
+        findings = findings + self.compat.get(uri, [])
         self.findings[uri] = findings
         lines = Lines(text)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
@@ -137,8 +155,20 @@ def build() -> SpecServer:
     """The server with its features registered."""
     server = SpecServer()
 
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: SpecServer, params: types.InitializeParams) -> None:
+        options = params.initialization_options
+        ref = options.get("compatAgainst") if isinstance(options, dict) else None
+        ls.compat_against = ref if isinstance(ref, str) and ref else None
+
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: SpecServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.refresh_compat(params.text_document.uri)
+        ls.relint(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: SpecServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.refresh_compat(params.text_document.uri)
         ls.relint(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -58,7 +59,7 @@ class Session:
 
 
 @asynccontextmanager
-async def started(workspace: Path) -> AsyncIterator[Session]:
+async def started(workspace: Path, options: dict[str, str] | None = None) -> AsyncIterator[Session]:
     client = LanguageClient("krpc-lint-test", "1")
     opened = Session(client)
 
@@ -69,7 +70,7 @@ async def started(workspace: Path) -> AsyncIterator[Session]:
 
     await client.start_io(sys.executable, "-m", "linter.cli.main", "server")
     await client.initialize_async(types.InitializeParams(
-        capabilities=types.ClientCapabilities(), root_uri=workspace.as_uri(),
+        capabilities=types.ClientCapabilities(), root_uri=workspace.as_uri(), initialization_options=options,
         workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="message")]))
     client.initialized(types.InitializedParams())
     yield opened
@@ -78,10 +79,11 @@ async def started(workspace: Path) -> AsyncIterator[Session]:
     await client.stop()
 
 
-def run(workspace: Path, scenario: Callable[[Session], Awaitable[None]]) -> None:
+def run(workspace: Path, scenario: Callable[[Session], Awaitable[None]],
+        options: dict[str, str] | None = None) -> None:
     """A scenario against a server started for it, in a fresh event loop."""
     async def main() -> None:
-        async with started(workspace) as session:
+        async with started(workspace, options) as session:
             await scenario(session)
 
     asyncio.run(main())
@@ -168,3 +170,31 @@ async def hostile_buffers(session: Session, workspace: Path) -> None:
         await session.diagnostics(uri)
     _change(session, uri, 9, path.read_text(encoding="utf-8"))
     assert await session.diagnostics(uri) == []  # still serving
+
+
+def test_compat_against_head_in_a_clone_of_kafka_shows_a_retype_with_its_witness(tmp_path: Path) -> None:
+    bundle = require_shared("kafka-history", "kafka-json.bundle")
+    clone = tmp_path / "kafka"
+    subprocess.run(["git", "clone", "-q", str(bundle), str(clone)], check=True, capture_output=True, timeout=300)
+    messages = clone / "clients" / "src" / "main" / "resources" / "common" / "message"
+    run(messages, lambda session: retyped(session, messages), {"compatAgainst": "HEAD"})
+
+
+async def retyped(session: Session, messages: Path) -> None:
+    path = messages / FETCH
+    good = path.read_text(encoding="utf-8")
+    wide = good.replace('{ "name": "MaxWaitMs", "type": "int32"', '{ "name": "MaxWaitMs", "type": "int64"', 1)
+    assert wide != good
+    uri = path.as_uri()
+    _open(session, path, wide)
+    found = await session.diagnostics(uri)
+    breaks = [d for d in found if d.code == "KL1003"]
+    assert len(breaks) == 1 and breaks[0].severity == types.DiagnosticSeverity.Error, [(d.code, d.message) for d in found]
+    assert "against HEAD; witness:" in breaks[0].message and "int32 -> int64" in breaks[0].message
+    assert breaks[0].range.start.line == _line_of(wide, '"MaxWaitMs"')
+    _change(session, uri, 2, good)  # the break stays until the file is saved: compat runs on open and save
+    await session.diagnostics(uri)
+    session.expect(uri)
+    session.client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert [d.code for d in await session.diagnostics(uri)] == []
