@@ -62,7 +62,7 @@ from linter.report.formats import (
     summary_line,
     without_commands,
 )
-from linter.vocabulary import SEVERITIES, plural
+from linter.vocabulary import SEVERITIES, Category, plural
 
 NO_COMMIT = "0" * 40
 MAX_TABLE_ROWS = 300
@@ -86,6 +86,7 @@ class Inputs:
     config: str = ""
     sarif_file: str = ""
     lint_scope: str = "changed"
+    allow_breaking_label: str = ""  # a pull-request label that lets released wire breaks pass (still reported)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Inputs:
@@ -98,7 +99,8 @@ class Inputs:
         return cls(paths=tuple(env.get("INPUT_PATHS", "").split()), against=env.get("INPUT_AGAINST", "").strip(),
                    released=tuple(env.get("INPUT_RELEASED", "").split()),
                    fail_on=fail_on, config=env.get("INPUT_CONFIG", "").strip(),
-                   sarif_file=env.get("INPUT_SARIF_FILE", "").strip(), lint_scope=scope)
+                   sarif_file=env.get("INPUT_SARIF_FILE", "").strip(), lint_scope=scope,
+                   allow_breaking_label=env.get("INPUT_ALLOW_BREAKING_LABEL", "").strip())
 
 
 def base_of_event(env: Mapping[str, str]) -> tuple[str, str] | None:
@@ -126,6 +128,19 @@ def base_of_event(env: Mapping[str, str]) -> tuple[str, str] | None:
     return None
 
 
+def labels_of_event(env: Mapping[str, str]) -> set[str]:
+    """The labels of the event's pull request (none for other events, or an event file that says none)."""
+    path = env.get("GITHUB_EVENT_PATH")
+    if not path or not os.path.isfile(path):
+        return set()
+    try:
+        with open(path, encoding="utf-8") as handle:
+            labels = json.load(handle).get("pull_request", {}).get("labels") or []
+        return {str(label["name"]) for label in labels if isinstance(label, dict) and "name" in label}
+    except (OSError, ValueError, TypeError, AttributeError):
+        return set()
+
+
 def ensure_commit(ref: str) -> None:
     """Fetch ``ref`` when a shallow checkout (actions/checkout's default depth 1) lacks it."""
     check_ref(ref)
@@ -151,6 +166,7 @@ class Outcome:
     released: str = ""  # where the knowledge of what shipped came from (releases.Released.source)
     elsewhere: int | None = None  # lint findings in files the change does not touch; None: every file is shown
     suggestions: tuple[Suggestion, ...] = ()  # compat --suggest: the edits that keep the released bytes
+    allowed_by: str = ""  # the pull-request label that let released wire breaks pass
 
     @property
     def fail_on(self) -> str:
@@ -168,7 +184,17 @@ class Outcome:
                 f.path.startswith(prefix) else f for f in self.findings]
 
     def failed(self) -> bool:
-        return self.lint.failed(self.fail_on) or bool(self.compat and self.compat.failed(self.fail_on))
+        return self.lint.failed(self.fail_on) or any(finding.at_least(self.fail_on) for finding in self.failing_compat())
+
+    def failing_compat(self) -> list[Finding]:
+        """Compat's findings that can fail the run: a label the pull request carries lets wire breaks pass."""
+        findings = self.compat.findings if self.compat else []
+        return [f for f in findings if not (self.allowed_by and f.category == Category.WIRE_BREAKING.value)]
+
+    def allowed(self) -> list[Finding]:
+        """The wire breaks the pull request's label let pass (reported all the same)."""
+        findings = self.compat.findings if self.compat and self.allowed_by else []
+        return [f for f in findings if f.category == Category.WIRE_BREAKING.value]
 
 
 def check(inputs: Inputs, env: Mapping[str, str]) -> Outcome:
@@ -192,8 +218,10 @@ def check(inputs: Inputs, env: Mapping[str, str]) -> Outcome:
     old, new = replace(old, label=_short(base)), replace(new, label="this change")
     released = resolve_released(inputs.released, ".")
     result = compare_result(old, new, released=released.revisions)
+    label = inputs.allow_breaking_label
+    allowed_by = label if label and label in labels_of_event(env) else ""
     return Outcome(lint_report, to_report(result, config), changelog(old, new, result), base, why, config,
-                   released.source, elsewhere, tuple(suggest(result)))
+                   released.source, elsewhere, tuple(suggest(result)), allowed_by)
 
 
 def changed_only(report: Report, base: str, paths: Sequence[str], config: Config) -> tuple[Report, int]:
@@ -249,7 +277,12 @@ def job_summary(outcome: Outcome) -> str:
     """The Markdown job summary: the verdict, a findings table, and the protocol changelog of the change."""
     findings = outcome.findings
     verdict = "❌ Fails" if outcome.failed() else "✅ Passes"
-    lines = ["## krpc-lint", "", f"{verdict} at `{outcome.fail_on}`.", "", _lint_line(outcome)]
+    lines = ["## krpc-lint", "", f"{verdict} at `{outcome.fail_on}`.", ""]
+    allowed = outcome.allowed()
+    if allowed:
+        lines += [f"{plural(len(allowed), 'wire break')} allowed by the pull request's label "
+                  f"{markdown_code(outcome.allowed_by)}: reported below, not failing.", ""]
+    lines.append(_lint_line(outcome))
     if outcome.elsewhere is not None:
         lines.append(f"- {elsewhere_line(outcome.elsewhere)}")
     if outcome.compat is None:
@@ -343,6 +376,9 @@ def run(env: Mapping[str, str]) -> int:
         sys.stdout.write(f"::error title=krpc-lint::{escape_data(str(exc))}\n")
         return 2
     sys.stdout.write(log(outcome))
+    if outcome.allowed():
+        sys.stdout.write(f"::notice title=krpc-lint::{len(outcome.allowed())} wire break(s) allowed by the pull "
+                         f"request's label {escape_data(outcome.allowed_by)}\n")
     try:
         append_to(env.get("GITHUB_STEP_SUMMARY"), job_summary(outcome))
         append_to(env.get("GITHUB_OUTPUT"), outputs(outcome, inputs))

@@ -533,3 +533,21 @@ def test_hostile_names_cannot_forge_commands_break_the_summary_or_add_outputs(ru
     prose = re.sub(r"(?ms)^(`{3,})diff\n.*?^\1$", "", summary)  # a fenced diff shows the spec's text as it is
     assert prose != summary and not re.search(r"(?<![\\`])<b>|(?<!\\)\]\(", prose)  # no tag, no link
     json.loads((runner.repo / sarif_file).read_text())
+
+
+def test_a_label_on_the_pull_request_lets_its_wire_breaks_pass_and_says_so(runner: Runner) -> None:
+    event = _pull_request(runner.repo, DEMO / "new")
+    unlabelled = runner.check("pull_request", event, allow_breaking_label="wire-break-approved")
+    assert unlabelled.returncode == 1, unlabelled.stdout  # the input alone allows nothing
+    event["pull_request"]["labels"] = [{"name": "documentation"}, {"name": "wire-break-approved"}]
+    labelled = runner.check("pull_request", event, allow_breaking_label="wire-break-approved")
+    assert labelled.returncode == 0, labelled.stdout + labelled.stderr
+    assert RETYPE in labelled.stdout.splitlines()  # still annotated
+    assert "::notice title=krpc-lint::1 wire break(s) allowed by the pull request's label wire-break-approved" \
+        in labelled.stdout
+    summary = runner.summary.read_text()
+    assert summary.startswith("## krpc-lint\n\n✅ Passes at `error`.\n\n1 wire break allowed by the pull request's "
+                              "label `wire-break-approved`: reported below, not failing.")
+    assert "KL1003 [field-retyped]" in summary and runner.outputs()["failed"] == "false"
+    other = runner.check("pull_request", event, allow_breaking_label="another-label")
+    assert other.returncode == 1
