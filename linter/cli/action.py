@@ -87,6 +87,8 @@ class Inputs:
     sarif_file: str = ""
     lint_scope: str = "changed"
     allow_breaking_label: str = ""  # a pull-request label that lets released wire breaks pass (still reported)
+    comment: bool = False  # post or update one pull-request comment with the summary
+    github_token: str = ""  # for the comment
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Inputs:
@@ -100,7 +102,9 @@ class Inputs:
                    released=tuple(env.get("INPUT_RELEASED", "").split()),
                    fail_on=fail_on, config=env.get("INPUT_CONFIG", "").strip(),
                    sarif_file=env.get("INPUT_SARIF_FILE", "").strip(), lint_scope=scope,
-                   allow_breaking_label=env.get("INPUT_ALLOW_BREAKING_LABEL", "").strip())
+                   allow_breaking_label=env.get("INPUT_ALLOW_BREAKING_LABEL", "").strip(),
+                   comment=_flag(env.get("INPUT_COMMENT", ""), "comment"),
+                   github_token=env.get("INPUT_GITHUB_TOKEN", "").strip())
 
 
 def base_of_event(env: Mapping[str, str]) -> tuple[str, str] | None:
@@ -126,6 +130,13 @@ def base_of_event(env: Mapping[str, str]) -> tuple[str, str] | None:
         raise ActionError(f"cannot find the base commit in the {name or 'event'} event at {path} ({exc!r}); "
                           "set the `against` input") from None
     return None
+
+
+def _flag(value: str, name: str) -> bool:
+    value = value.strip().lower()
+    if value not in ("", "true", "false"):
+        raise ActionError(f"{name} must be true or false, not {value!r}")
+    return value == "true"
 
 
 def labels_of_event(env: Mapping[str, str]) -> set[str]:
@@ -379,8 +390,11 @@ def run(env: Mapping[str, str]) -> int:
     if outcome.allowed():
         sys.stdout.write(f"::notice title=krpc-lint::{len(outcome.allowed())} wire break(s) allowed by the pull "
                          f"request's label {escape_data(outcome.allowed_by)}\n")
+    summary = job_summary(outcome)
+    if inputs.comment:
+        sys.stdout.write(_comment(env, inputs, summary))
     try:
-        append_to(env.get("GITHUB_STEP_SUMMARY"), job_summary(outcome))
+        append_to(env.get("GITHUB_STEP_SUMMARY"), summary)
         append_to(env.get("GITHUB_OUTPUT"), outputs(outcome, inputs))
         if inputs.sarif_file:
             Path(inputs.sarif_file).parent.mkdir(parents=True, exist_ok=True)
@@ -392,6 +406,18 @@ def run(env: Mapping[str, str]) -> int:
         sys.stdout.write(f"::error title=krpc-lint::{escape_data(str(exc))}\n")
         return 2
     return 1 if outcome.failed() else 0
+
+
+def _comment(env: Mapping[str, str], inputs: Inputs, summary: str) -> str:
+    """The log line of ``comment: true``: what was posted, or a warning why not (never the check's verdict)."""
+    from linter.cli.action_comment import CommentError, post_summary
+
+    if not inputs.github_token:
+        return "::warning title=krpc-lint::comment: true needs github-token (e.g. ${{ github.token }})\n"
+    try:
+        return f"krpc-lint: {post_summary(env, inputs.github_token, summary)}\n"
+    except CommentError as exc:
+        return f"::warning title=krpc-lint::cannot comment on the pull request: {escape_data(str(exc))}\n"
 
 
 if __name__ == "__main__":

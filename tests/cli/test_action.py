@@ -551,3 +551,86 @@ def test_a_label_on_the_pull_request_lets_its_wire_breaks_pass_and_says_so(runne
     assert "KL1003 [field-retyped]" in summary and runner.outputs()["failed"] == "false"
     other = runner.check("pull_request", event, allow_breaking_label="another-label")
     assert other.returncode == 1
+
+
+class GitHubStub:
+    """The GitHub API's issue-comment endpoints, on loopback: what the action asked, and the comments it left."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        stub = self
+        self.requests: list[tuple[str, str, str, dict[str, Any] | None]] = []
+        self.comments: dict[int, str] = {}
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                return
+
+            def _answer(self, data: Any, status: int = 200) -> None:
+                body = json.dumps(data).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def _record(self) -> dict[str, Any] | None:
+                size = int(self.headers.get("Content-Length") or 0)
+                payload = json.loads(self.rfile.read(size)) if size else None
+                stub.requests.append((self.command, self.path, self.headers.get("Authorization", ""), payload))
+                return payload
+
+            def do_GET(self) -> None:
+                self._record()
+                self._answer([{"id": key, "body": body} for key, body in stub.comments.items()])
+
+            def do_POST(self) -> None:
+                payload = self._record() or {}
+                key = 100 + len(stub.comments)
+                stub.comments[key] = payload["body"]
+                self._answer({"id": key}, 201)
+
+            def do_PATCH(self) -> None:
+                payload = self._record() or {}
+                stub.comments[int(self.path.rsplit("/", 1)[1])] = payload["body"]
+                self._answer({"id": int(self.path.rsplit("/", 1)[1])})
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+def test_comment_posts_the_summary_once_then_updates_it(runner: Runner, monkeypatch: pytest.MonkeyPatch) -> None:
+    stub = GitHubStub()
+    monkeypatch.setenv("GITHUB_API_URL", stub.url)
+    try:
+        event = _pull_request(runner.repo, DEMO / "new")
+        stub.comments[1] = "an unrelated review comment"
+        first = runner.check("pull_request", event, comment="true", github_token="t0k3n")
+        assert first.returncode == 1 and "krpc-lint: posted the krpc-lint comment" in first.stdout, first.stdout
+        second = runner.check("pull_request", event, comment="true", github_token="t0k3n")
+        assert "krpc-lint: updated the pull request's krpc-lint comment 101" in second.stdout, second.stdout
+    finally:
+        stub.server.shutdown()
+    assert [(method, path.split("?")[0]) for method, path, _, _ in stub.requests] == [
+        ("GET", "/repos/acme/specs/issues/7/comments"), ("POST", "/repos/acme/specs/issues/7/comments"),
+        ("GET", "/repos/acme/specs/issues/7/comments"), ("PATCH", "/repos/acme/specs/issues/comments/101")]
+    assert all(auth == "Bearer t0k3n" for _, _, auth, _ in stub.requests)
+    assert stub.comments[1] == "an unrelated review comment" and len(stub.comments) == 2
+    assert stub.comments[101].startswith("<!-- krpc-lint: pull-request comment -->\n## krpc-lint\n\n❌ Fails")
+    assert stub.comments[101].split("\n", 1)[1] == runner.summary.read_text()
+
+
+def test_comment_without_a_token_or_an_api_warns_and_keeps_the_verdict(runner: Runner,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    event = _pull_request(runner.repo, DEMO / "new")
+    no_token = runner.check("pull_request", event, comment="true")
+    assert no_token.returncode == 1 and "::warning title=krpc-lint::comment: true needs github-token" in no_token.stdout
+    monkeypatch.setenv("GITHUB_API_URL", "http://127.0.0.1:9")  # nothing listens: refused at once
+    unreachable = runner.check("pull_request", event, comment="true", github_token="t0k3n")
+    assert unreachable.returncode == 1
+    assert "::warning title=krpc-lint::cannot comment on the pull request: GET" in unreachable.stdout
+    bad = runner.check("pull_request", event, comment="yes")
+    assert bad.returncode == 2 and "comment must be true or false" in bad.stdout
