@@ -20,7 +20,7 @@ from linter.engine.runner import lint_texts
 from linter.model.spec import FieldSpec, MessageSpec, build_message
 from linter.model.traits import FieldAt, field_at
 from linter.model.versions import Versions
-from linter.model.wire import WIRE
+from linter.model.wire import PRIMITIVES, WIRE
 from linter.parse.jsonc import JsonSyntaxError, PositionalParser
 from linter.parse.scanner import value_end
 from linter.report.formats import witness_outcome
@@ -177,30 +177,119 @@ def compat_buffer(path: Path, text: str, ref: str, config: Config | None = None)
     return findings
 
 
+# --- where things are ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A buffer parsed with positions, and its message (``parsed`` gives ``None`` when it does not parse)."""
+
+    text: str
+    parser: PositionalParser
+    message: MessageSpec
+
+    def span(self, path: tuple[str | int, ...]) -> Span | None:
+        """The value at ``path``, as character offsets."""
+        found = self.parser.positions.exact(path)
+        return None if found is None else Span(found[1], value_end(self.text, found[1]))
+
+
+def parsed(text: str) -> Parsed | None:
+    parser = PositionalParser(text)
+    try:
+        raw = parser.parse()
+    except (JsonSyntaxError, RecursionError):
+        return None
+    return Parsed(text, parser, build_message(raw, "buffer")) if isinstance(raw, dict) else None
+
+
+def definition(text: str, offset: int) -> Span | None:
+    """Where the struct named by the ``type`` value at ``offset`` is defined: a common struct's name, or the type of
+    the field that defines the inline struct."""
+    buffer = parsed(text)
+    if buffer is None:
+        return None
+    wanted = next((field.type.struct_name for field, _ in buffer.message.all_fields()
+                   if field.type is not None and _holds(buffer.span((*field.path, "type")), offset)), None)
+    if wanted is None:
+        return None
+    structs = [*buffer.message.common_structs, *(struct for struct in buffer.message.all_structs()
+                                                  if struct.kind == "inline" and struct.fields)]
+    for struct in structs:  # a common struct, else the field whose own fields define it inline
+        if struct.name == wanted:
+            return buffer.span((*struct.path, "name" if struct.kind == "common" else "type"))
+    return None
+
+
+def _holds(span: Span | None, offset: int) -> bool:
+    return span is not None and span.start <= offset < span.end
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A field or common struct of the document's outline."""
+
+    name: str
+    detail: str
+    span: Span  # the whole object
+    name_span: Span  # its name
+    children: tuple[Symbol, ...]
+    struct: bool = False
+
+
+def symbols(text: str) -> list[Symbol]:
+    """The outline: the message's fields, nested, then its common structs with theirs."""
+    buffer = parsed(text)
+    if buffer is None:
+        return []
+
+    def of(fields: tuple[FieldSpec, ...]) -> list[Symbol]:
+        out = []
+        for field in fields:
+            whole, name = buffer.span(field.path), buffer.span((*field.path, "name"))
+            if whole is not None and name is not None:
+                out.append(Symbol(str(field.name), f"{field.type_text} {field.versions or ''}".strip(), whole, name,
+                                  tuple(of(field.fields))))
+        return out
+
+    found = of(buffer.message.fields)
+    for struct in buffer.message.common_structs:
+        whole, name = buffer.span(struct.path), buffer.span((*struct.path, "name"))
+        if whole is not None and name is not None:
+            found.append(Symbol(str(struct.name), "common struct", whole, name, tuple(of(struct.fields)), True))
+    return found
+
+
+FIELD_KEYS = ("name", "type", "versions", "nullableVersions", "taggedVersions", "tag", "default", "ignorable",
+              "entityType", "mapKey", "flexibleVersions", "zeroCopy", "about", "fields")
+ENTITY_TYPES = ("transactionalId", "producerId", "groupId", "topicName", "brokerId")
+
+
+def completions(text: str) -> list[tuple[str, str]]:
+    """(label, kind) the buffer may want: field keys, primitive types and the structs it defines, entity types."""
+    buffer = parsed(text)
+    structs = sorted({str(struct.name) for struct in buffer.message.all_structs()
+                      if struct.kind != "message" and struct.name}) if buffer is not None else []
+    return ([(key, "key") for key in FIELD_KEYS] + [(name, "type") for name in PRIMITIVES]
+            + [(f"[]{name}", "type") for name in (*PRIMITIVES, *structs)] + [(name, "type") for name in structs]
+            + [(name, "entityType") for name in ENTITY_TYPES])
+
+
 # --- what a field is -------------------------------------------------------------------------------------------
 
 
 def field_at_offset(text: str, offset: int) -> tuple[MessageSpec, FieldSpec] | None:
     """The innermost field whose JSON object holds ``offset``, with its message; ``None`` outside any field or
     when the buffer does not parse."""
-    parser = PositionalParser(text)
-    try:
-        raw = parser.parse()
-    except (JsonSyntaxError, RecursionError):
+    buffer = parsed(text)
+    if buffer is None:
         return None
-    if not isinstance(raw, dict):
-        return None
-    message = build_message(raw, "buffer")
     best: tuple[int, FieldSpec] | None = None
-    for field, _ in message.all_fields():
-        found = parser.positions.exact(field.path)
-        if found is None:
-            continue
-        start = found[1]
-        end = value_end(text, start)
-        if start <= offset < end and (best is None or start > best[0]):
-            best = (start, field)
-    return (message, best[1]) if best is not None else None
+    for field, _ in buffer.message.all_fields():
+        span = buffer.span(field.path)
+        if span is not None and _holds(span, offset) and (best is None or span.start > best[0]):
+            best = (span.start, field)
+    return (buffer.message, best[1]) if best is not None else None
 
 
 def describe_field(message: MessageSpec, field: FieldSpec) -> str:
@@ -253,5 +342,22 @@ def _form(field: FieldSpec, at: FieldAt) -> str:
     return ", ".join([kind, *filter(None, extras)])
 
 
-__all__ = ["Lines", "Span", "compat_buffer", "config_for", "describe_field", "field_at_offset", "finding_span", "fix_all",
-           "lint_buffer", "siblings", "suppression", "wire_forms"]
+__all__ = [
+    "Lines",
+    "Parsed",
+    "Span",
+    "Symbol",
+    "compat_buffer",
+    "completions",
+    "config_for",
+    "definition",
+    "describe_field",
+    "field_at_offset",
+    "finding_span",
+    "fix_all",
+    "lint_buffer",
+    "siblings",
+    "suppression",
+    "symbols",
+    "wire_forms",
+]

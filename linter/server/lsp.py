@@ -5,7 +5,8 @@ its directory as context, open buffers in place of their files), and every open 
 again, since a change can break or heal its siblings (a request bumped without its response). Diagnostics carry the
 rule id, a link to the rule's docs and the exact key or value. Code actions: each fixable finding's fix, every fix at
 once (``source.fixAll.krpc-lint``), and a suppression comment. Hover on a field: its type, versions, default and how
-it travels per version range. With ``initializationOptions: {"compatAgainst": REF}``, the buffer's wire breaks against
+it travels per version range. Go to definition of a struct type, the outline of fields (document symbols), and
+completion of field keys, types and entity types. With ``initializationOptions: {"compatAgainst": REF}``, the buffer's wire breaks against
 the file at git REF are diagnostics too, each with its witness, refreshed on open and on save. A buffer that cannot be
 linted is reported in the log, and the server goes on.
 """
@@ -23,13 +24,17 @@ from pygls.uris import to_fs_path
 from linter.engine.findings import Edit, Finding
 from linter.server.analysis import (
     Lines,
+    Symbol,
     compat_buffer,
+    completions,
+    definition,
     describe_field,
     field_at_offset,
     finding_span,
     fix_all,
     lint_buffer,
     suppression,
+    symbols,
 )
 from linter.vocabulary import TOOL_NAME, tool_version
 
@@ -151,6 +156,19 @@ def hover(server: SpecServer, uri: str, position: types.Position) -> types.Hover
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=describe_field(*found)))
 
 
+def _symbol(lines: Lines, symbol: Symbol) -> types.DocumentSymbol:
+    return types.DocumentSymbol(
+        name=symbol.name, detail=symbol.detail,
+        kind=types.SymbolKind.Struct if symbol.struct else types.SymbolKind.Field,
+        range=_range(lines, symbol.span.start, symbol.span.end),
+        selection_range=_range(lines, symbol.name_span.start, symbol.name_span.end),
+        children=[_symbol(lines, child) for child in symbol.children])
+
+
+COMPLETION_KINDS = {"key": types.CompletionItemKind.Property, "type": types.CompletionItemKind.Class,
+                    "entityType": types.CompletionItemKind.EnumMember}
+
+
 def build() -> SpecServer:
     """The server with its features registered."""
     server = SpecServer()
@@ -189,6 +207,26 @@ def build() -> SpecServer:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def on_hover(ls: SpecServer, params: types.HoverParams) -> types.Hover | None:
         return hover(ls, params.text_document.uri, params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    def on_definition(ls: SpecServer, params: types.DefinitionParams) -> types.Location | None:
+        text = ls.workspace.get_text_document(params.text_document.uri).source
+        lines = Lines(text)
+        span = definition(text, lines.offset(params.position.line, params.position.character))
+        return None if span is None else types.Location(uri=params.text_document.uri,
+                                                        range=_range(lines, span.start, span.end))
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def on_symbols(ls: SpecServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+        text = ls.workspace.get_text_document(params.text_document.uri).source
+        lines = Lines(text)
+        return [_symbol(lines, symbol) for symbol in symbols(text)]
+
+    @server.feature(types.TEXT_DOCUMENT_COMPLETION)
+    def on_completion(ls: SpecServer, params: types.CompletionParams) -> list[types.CompletionItem]:
+        text = ls.workspace.get_text_document(params.text_document.uri).source
+        return [types.CompletionItem(label=label, kind=COMPLETION_KINDS[kind], detail=kind)
+                for label, kind in completions(text)]
 
     return server
 

@@ -198,3 +198,34 @@ async def retyped(session: Session, messages: Path) -> None:
     session.client.text_document_did_save(types.DidSaveTextDocumentParams(
         text_document=types.TextDocumentIdentifier(uri=uri)))
     assert [d.code for d in await session.diagnostics(uri)] == []
+
+
+def test_definition_outline_and_completion(workspace: Path) -> None:
+    run(workspace, lambda session: navigation(session, workspace))
+
+
+async def navigation(session: Session, workspace: Path) -> None:
+    path = workspace / "AddPartitionsToTxnRequest.json"
+    text = path.read_text(encoding="utf-8")
+    uri = path.as_uri()
+    _open(session, path, text)
+    await session.diagnostics(uri)
+    use = _line_of(text, '"type": "[]AddPartitionsToTxnTopic"')
+    column = text.splitlines()[use].index("[]AddPartitionsToTxnTopic")
+    found = await session.client.text_document_definition_async(types.DefinitionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=use, character=column)))
+    assert isinstance(found, types.Location), found
+    assert found.range.start.line == _line_of(text, '{ "name": "AddPartitionsToTxnTopic"')  # the common struct
+
+    outline = await session.client.text_document_document_symbol_async(types.DocumentSymbolParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert outline is not None
+    names = [symbol.name for symbol in outline if isinstance(symbol, types.DocumentSymbol)]
+    assert names[-1] == "AddPartitionsToTxnTopic" and "Transactions" in names and "V3AndBelowTopics" in names
+    transactions = next(s for s in outline if isinstance(s, types.DocumentSymbol) and s.name == "Transactions")
+    assert "TransactionalId" in [child.name for child in transactions.children or []]
+
+    offered = await session.client.text_document_completion_async(types.CompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=use, character=column)))
+    labels = {item.label for item in (offered.items if isinstance(offered, types.CompletionList) else offered or [])}
+    assert {"nullableVersions", "taggedVersions", "int32", "[]AddPartitionsToTxnTopic", "topicName"} <= labels
