@@ -18,7 +18,7 @@ from linter.engine.config import Config, load_config
 from linter.engine.findings import Edit, Finding
 from linter.engine.runner import lint_texts
 from linter.model.spec import FieldSpec, MessageSpec, build_message
-from linter.model.traits import FieldAt, field_at
+from linter.model.traits import FieldAt, field_at, header_version
 from linter.model.versions import Versions
 from linter.model.wire import PRIMITIVES, WIRE
 from linter.parse.jsonc import JsonSyntaxError, PositionalParser
@@ -292,6 +292,30 @@ def field_at_offset(text: str, offset: int) -> tuple[MessageSpec, FieldSpec] | N
     return (buffer.message, best[1]) if best is not None else None
 
 
+def versions_at_offset(text: str, offset: int) -> str | None:
+    """Markdown for a hover on ``validVersions`` or ``flexibleVersions``: per run of versions, flexible or not and
+    the header version it takes (KIP-482, KIP-511, KIP-1313's ``headerVersions``); ``None`` elsewhere."""
+    buffer = parsed(text)
+    if buffer is None or not any(_holds(buffer.span((key,)), offset) for key in ("validVersions", "flexibleVersions")):
+        return None
+    message = buffer.message
+    versions = message.versions
+    if versions is None or versions.empty or versions.highest - versions.lowest > 1000:
+        return f"**{message.name}**: no version to describe"
+    runs: list[tuple[int, int, str]] = []
+    for version in range(versions.lowest, versions.highest + 1):
+        header = header_version(message, version) if message.type in ("request", "response") else None
+        form = ("flexible" if message.flexible.contains(version) else "not flexible") + (
+            f", {message.type} header v{header}" if header is not None else "")
+        if runs and runs[-1][2] == form:
+            runs[-1] = (runs[-1][0], version, form)
+        else:
+            runs.append((version, version, form))
+    unstable = " (the top version is unstable: latestVersionUnstable)" if message.latest_version_unstable else ""
+    return "\n".join([f"**{message.name}** versions {versions}{unstable}", "",
+                      *(f"- v{Versions(low, high)}: {form}" for low, high, form in runs)])
+
+
 def describe_field(message: MessageSpec, field: FieldSpec) -> str:
     """Markdown: the field's type, versions, nullable and tagged versions, default, and how it travels."""
     out = [f"**{field.name}**: `{field.type_text}`", ""]
@@ -359,5 +383,6 @@ __all__ = [
     "siblings",
     "suppression",
     "symbols",
+    "versions_at_offset",
     "wire_forms",
 ]

@@ -35,6 +35,7 @@ from linter.server.analysis import (
     lint_buffer,
     suppression,
     symbols,
+    versions_at_offset,
 )
 from linter.vocabulary import TOOL_NAME, tool_version
 
@@ -146,14 +147,16 @@ def _action(title: str, kind: str, uri: str, edits: list[types.TextEdit],
 def hover(server: SpecServer, uri: str, position: types.Position) -> types.Hover | None:
     document = server.workspace.get_text_document(uri)
     lines = Lines(document.source)
+    offset = lines.offset(position.line, position.character)
     try:
-        found = field_at_offset(document.source, lines.offset(position.line, position.character))
+        found = field_at_offset(document.source, offset)
+        said = describe_field(*found) if found is not None else versions_at_offset(document.source, offset)
     except Exception as exc:  # noqa: BLE001 - as for diagnostics: logged, never fatal
         LOG.warning("krpc-lint: %s: no hover: %s: %s", uri, type(exc).__name__, exc)
         return None
-    if found is None:
+    if said is None:
         return None
-    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=describe_field(*found)))
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=said))
 
 
 def _symbol(lines: Lines, symbol: Symbol) -> types.DocumentSymbol:

@@ -229,3 +229,11 @@ async def navigation(session: Session, workspace: Path) -> None:
         text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=use, character=column)))
     labels = {item.label for item in (offered.items if isinstance(offered, types.CompletionList) else offered or [])}
     assert {"nullableVersions", "taggedVersions", "int32", "[]AddPartitionsToTxnTopic", "topicName"} <= labels
+
+    line = _line_of(text, '"validVersions"')
+    shown = await session.client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=line, character=text.splitlines()[line].index('"validVersions"') + 3)))
+    assert shown is not None and isinstance(shown.contents, types.MarkupContent)
+    assert "not flexible, request header v1" in shown.contents.value  # versions before flexibleVersions
+    assert "flexible, request header v2" in shown.contents.value
