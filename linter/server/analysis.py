@@ -193,6 +193,11 @@ class Parsed:
         found = self.parser.positions.exact(path)
         return None if found is None else Span(found[1], value_end(self.text, found[1]))
 
+    def member(self, path: tuple[str | int, ...]) -> Span | None:
+        """The key and value at ``path`` (the value alone in an array)."""
+        found = self.parser.positions.exact(path)
+        return None if found is None else Span(found[0] if found[0] >= 0 else found[1], value_end(self.text, found[1]))
+
 
 def parsed(text: str) -> Parsed | None:
     parser = PositionalParser(text)
@@ -296,7 +301,7 @@ def versions_at_offset(text: str, offset: int) -> str | None:
     """Markdown for a hover on ``validVersions`` or ``flexibleVersions``: per run of versions, flexible or not and
     the header version it takes (KIP-482, KIP-511, KIP-1313's ``headerVersions``); ``None`` elsewhere."""
     buffer = parsed(text)
-    if buffer is None or not any(_holds(buffer.span((key,)), offset) for key in ("validVersions", "flexibleVersions")):
+    if buffer is None or not any(_holds(buffer.member((key,)), offset) for key in ("validVersions", "flexibleVersions")):
         return None
     message = buffer.message
     versions = message.versions
