@@ -57,6 +57,8 @@ ALLOWED: dict[tuple[str, frozenset[str]], str] = {
     ("linter.codec.arrays", frozenset({"_bulk_array_codec", "array_codec"})):
         "depth <= 1: Kafka has no arrays of arrays (KL303 refuses them before the codec)",
     ("linter.codec.compiler", frozenset({"MessageCompiler._field", "MessageCompiler._struct"})): STRUCTS,
+    ("linter.server.analysis", frozenset({"symbols.of"})): SPEC + " (the outline follows the fields' nesting)",
+    ("linter.server.lsp", frozenset({"_symbol"})): SPEC + " (the outline's symbols, as analysis.symbols built them)",
     ("linter.wirecheck.reader", frozenset({"KafkaReader.array", "KafkaReader.field", "KafkaReader.field_value",
                                            "KafkaReader.nested", "KafkaReader.struct", "KafkaReader.tagged",
                                            "KafkaReader.tagged_value"})):
