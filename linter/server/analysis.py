@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from linter.compat.api import compare_texts
+from linter.compat.api import compare_texts, suggest
+from linter.compat.revision import Revision
 from linter.compat.sources import read_revision
 from linter.engine.config import Config, load_config
 from linter.engine.findings import Edit, Finding
@@ -157,15 +158,26 @@ def suppression(lines: Lines, finding: Finding) -> Edit:
     return Edit(start, start, "", comment)
 
 
-def compat_buffer(path: Path, text: str, ref: str, config: Config | None = None) -> list[Finding]:
+@dataclass(frozen=True)
+class Compat:
+    """A buffer against the file at a git ref: compat's findings, and ``compat --suggest``'s edits of the buffer
+    that keep every released version's bytes (empty when none can, or nothing breaks)."""
+
+    findings: list[Finding]
+    suggestion: tuple[Edit, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def compat_buffer(path: Path, text: str, ref: str, config: Config | None = None) -> Compat:
     """The changes of ``path``'s buffer against the file at git ``ref`` (``compat --against REF`` for one file),
-    each wire break's witness in its message; none when the file is new at ``ref``. ``SourceError`` when the ref or
-    the repository cannot be read."""
+    each wire break's witness in its message, and the suggested edits; nothing when the file is new at ``ref``.
+    ``SourceError`` when the ref or the repository cannot be read."""
     config = config if config is not None else config_for(path)
     old = read_revision(f"{ref}:./{path.name}", cwd=path.parent).files
     if not old:
-        return []
-    report = compare_texts({path.name: next(iter(old.values()))}, {path.name: text}, config)
+        return Compat([])
+    old_bytes = next(iter(old.values()))
+    report = compare_texts({path.name: old_bytes}, {path.name: text}, config)
     findings = []
     for finding in report.findings:
         if finding.witness:
@@ -174,7 +186,11 @@ def compat_buffer(path: Path, text: str, ref: str, config: Config | None = None)
                        f"{hexed}, {witness_outcome(finding.witness)})")
             finding = replace(finding, message=message)
         findings.append(finding)
-    return findings
+    if not any(finding.witness for finding in findings):
+        return Compat(findings)
+    suggested = [one for one in suggest(Revision(ref, {path.name: old_bytes}),
+                                        Revision("buffer", {path.name: text.encode("utf-8")})) if one.fixable]
+    return Compat(findings, suggested[0].edits, suggested[0].notes) if suggested else Compat(findings)
 
 
 # --- where things are ------------------------------------------------------------------------------------------
@@ -372,6 +388,7 @@ def _form(field: FieldSpec, at: FieldAt) -> str:
 
 
 __all__ = [
+    "Compat",
     "Lines",
     "Parsed",
     "Span",

@@ -23,6 +23,7 @@ from pygls.uris import to_fs_path
 
 from linter.engine.findings import Edit, Finding
 from linter.server.analysis import (
+    Compat,
     Lines,
     Symbol,
     compat_buffer,
@@ -52,7 +53,7 @@ class SpecServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__(TOOL_NAME, tool_version())
         self.findings: dict[str, list[Finding]] = {}  # lint's and compat's, as published
-        self.compat: dict[str, list[Finding]] = {}  # compat's, refreshed on open and save
+        self.compat: dict[str, Compat] = {}  # compat's findings and suggestion, refreshed on open and save
         self.compat_against: str | None = None  # a git ref (initializationOptions.compatAgainst)
 
     def refresh_compat(self, uri: str) -> None:
@@ -65,7 +66,7 @@ class SpecServer(LanguageServer):
         except Exception as exc:  # noqa: BLE001 - a ref that cannot be read is said once in the log, not fatal
             LOG.warning("krpc-lint: %s: no compat against %s: %s: %s", path, self.compat_against,
                         type(exc).__name__, exc)
-            self.compat[uri] = []
+            self.compat[uri] = Compat([])
 
     def open_texts(self) -> dict[Path, str]:
         return {Path(to_fs_path(uri) or uri): document.source for uri, document in self.workspace.text_documents.items()}
@@ -85,7 +86,8 @@ class SpecServer(LanguageServer):
         except Exception as exc:  # noqa: BLE001 - a hostile buffer never stops the server: it is logged
             LOG.warning("krpc-lint: %s: cannot lint: %s: %s", path, type(exc).__name__, exc)
             findings = []
-        findings = findings + self.compat.get(uri, [])
+        compat = self.compat.get(uri)
+        findings = findings + (compat.findings if compat is not None else [])
         self.findings[uri] = findings
         lines = Lines(text)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
@@ -130,6 +132,11 @@ def code_actions(server: SpecServer, uri: str, wanted: types.Range,
                                    _text_edits(lines, list(finding.fix)), diagnostic(lines, finding)))
         actions.append(_action(f"Suppress {finding.rule} on this line", types.CodeActionKind.QuickFix, uri,
                                _text_edits(lines, [suppression(lines, finding)]), diagnostic(lines, finding)))
+    compat = server.compat.get(uri)
+    if compat is not None and compat.suggestion:
+        notes = "; ".join(compat.notes)
+        actions.append(_action(f"Keep the released bytes: make the change in a new version ({notes})",
+                               types.CodeActionKind.QuickFix, uri, _text_edits(lines, list(compat.suggestion)), None))
     every = fix_all(findings)
     if every and (not only or any(FIX_ALL.startswith(kind) or kind == FIX_ALL for kind in only)):
         actions.append(_action("Fix all krpc-lint findings", FIX_ALL, uri, _text_edits(lines, every), None))

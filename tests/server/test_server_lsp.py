@@ -199,6 +199,24 @@ async def retyped(session: Session, messages: Path) -> None:
         text_document=types.TextDocumentIdentifier(uri=uri)))
     assert [d.code for d in await session.diagnostics(uri)] == []
 
+    anchor = '{ "name": "MaxWaitMs", "type": "int32", "versions": "0+",'
+    inserted = good.replace(anchor, '{ "name": "Budget", "type": "int32", "versions": "0+", "about": "x" },\n    '
+                            + anchor, 1)
+    _change(session, uri, 3, inserted)
+    await session.diagnostics(uri)
+    session.expect(uri)
+    session.client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+    found = await session.diagnostics(uri)
+    assert "KL1001" in [d.code for d in found], [(d.code, d.message) for d in found]
+    actions = await session.client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=found[0].range,
+        context=types.CodeActionContext(diagnostics=found)))
+    (keep,) = [action for action in actions or [] if isinstance(action, types.CodeAction)
+               and action.title.startswith("Keep the released bytes")]
+    assert keep.edit is not None and keep.edit.changes is not None
+    assert sorted(edit.new_text for edit in keep.edit.changes[uri]) == ['"0-18"', '"18+"']  # compat --suggest
+
 
 def test_definition_outline_and_completion(workspace: Path) -> None:
     run(workspace, lambda session: navigation(session, workspace))
