@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from test_hostile import Outcome, run_bounded
 
+from linter.codec.wire import uvarint_bytes
+
 LINEAR = 6.0  # growth from n to 4n above the tiny run: 4 when linear, 16 when quadratic
 FLOOR_MB = 4.0  # below this much growth, memory is noise (the allocator, the page cache), not the input
 
@@ -128,15 +130,6 @@ EMPTY_FLEXIBLE = {"type": "data", "name": "EmptyData", "validVersions": "0", "fl
     {"name": "Items", "type": "[]Item", "versions": "0+", "about": "Empty items.", "fields": []}]}
 
 
-def _uvarint(value: int) -> bytes:
-    out = bytearray()
-    while value >= 0x80:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
 def _nested_no_bytes(count: int) -> bytes:
     """``count`` outer elements each claiming ``count`` inner elements of no bytes, then ``count`` bytes of
     padding so that each claim passes Kafka's check (no more elements than bytes remaining)."""
@@ -145,7 +138,7 @@ def _nested_no_bytes(count: int) -> bytes:
 
 
 def _empty_structs(count: int) -> bytes:
-    return _uvarint(count + 1) + bytes(count) + b"\x00"  # each element its empty tagged section
+    return uvarint_bytes(count + 1) + bytes(count) + b"\x00"  # each element its empty tagged section
 
 
 def _decode(tmp_path: Path, spec: dict, data: bytes, label: str) -> tuple[Outcome, int]:

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from support.headers import REQUEST_HEADER, RESPONSE_HEADER
 
 from linter.codec import Codec
+from linter.codec.wire import uvarint_bytes as uvarint
 from linter.frames.corpus import BadFrame
 from linter.wirecheck.frame import FrameChecker, FrameKind
 from linter.wirecheck.reader import CHECKS, SHOWN, Deviation, KafkaReader
@@ -235,15 +236,6 @@ def steps(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     for name in ("uvarint", "need", "struct", "field", "leaf", "note"):
         counting(name)
     return counted
-
-
-def uvarint(value: int) -> bytes:
-    out = bytearray()
-    while value >= 0x80:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
 
 
 def framed(body: bytes, version: int) -> bytes:
