@@ -23,6 +23,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from linter.cli.action_conformance import run_conformance_mode
 from linter.cli.common import (
@@ -107,18 +108,37 @@ class Inputs:
                    github_token=env.get("INPUT_GITHUB_TOKEN", "").strip())
 
 
+def event_payload(env: Mapping[str, str]) -> Any:
+    """The event's payload as the runner wrote it (``None`` without an event file); ``OSError`` or ``ValueError``
+    when the file cannot be read as JSON. The one reader of the event: the base, the labels, the comment's target."""
+    path = env.get("GITHUB_EVENT_PATH")
+    if not path or not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def pull_request_of(env: Mapping[str, str]) -> dict[str, Any]:
+    """The event's pull request; empty for other events, or for an event file that cannot be read (``base_of_event``
+    says why where a base is needed)."""
+    try:
+        event = event_payload(env)
+    except (OSError, ValueError):
+        return {}
+    found = event.get("pull_request") if isinstance(event, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
 def base_of_event(env: Mapping[str, str]) -> tuple[str, str] | None:
     """(commit, why) to compare against: the pull request's base, a merge group's base, a push's parent.
 
     Other events (a schedule, a manual run) have no base: give ``against`` for those.
     """
-    path = env.get("GITHUB_EVENT_PATH")
-    if not path or not os.path.isfile(path):
-        return None
     name = env.get("GITHUB_EVENT_NAME", "")
     try:
-        with open(path, encoding="utf-8") as handle:
-            event = json.load(handle)
+        event = event_payload(env)
+        if event is None:
+            return None
         if name in ("pull_request", "pull_request_target"):
             return str(event["pull_request"]["base"]["sha"]), "the pull request's base"
         if name == "merge_group":
@@ -127,8 +147,8 @@ def base_of_event(env: Mapping[str, str]) -> tuple[str, str] | None:
         if name == "push" and isinstance(before, str) and before and before != NO_COMMIT:
             return before, "the commit before the push"
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise ActionError(f"cannot find the base commit in the {name or 'event'} event at {path} ({exc!r}); "
-                          "set the `against` input") from None
+        raise ActionError(f"cannot find the base commit in the {name or 'event'} event at "
+                          f"{env.get('GITHUB_EVENT_PATH')} ({exc!r}); set the `against` input") from None
     return None
 
 
@@ -141,15 +161,10 @@ def _flag(value: str, name: str) -> bool:
 
 def labels_of_event(env: Mapping[str, str]) -> set[str]:
     """The labels of the event's pull request (none for other events, or an event file that says none)."""
-    path = env.get("GITHUB_EVENT_PATH")
-    if not path or not os.path.isfile(path):
+    labels = pull_request_of(env).get("labels")
+    if not isinstance(labels, list):
         return set()
-    try:
-        with open(path, encoding="utf-8") as handle:
-            labels = json.load(handle).get("pull_request", {}).get("labels") or []
-        return {str(label["name"]) for label in labels if isinstance(label, dict) and "name" in label}
-    except (OSError, ValueError, TypeError, AttributeError):
-        return set()
+    return {str(label["name"]) for label in labels if isinstance(label, dict) and "name" in label}
 
 
 def ensure_commit(ref: str) -> None:
@@ -415,7 +430,8 @@ def _comment(env: Mapping[str, str], inputs: Inputs, summary: str) -> str:
     if not inputs.github_token:
         return "::warning title=krpc-lint::comment: true needs github-token (e.g. ${{ github.token }})\n"
     try:
-        return f"krpc-lint: {post_summary(env, inputs.github_token, summary)}\n"
+        number = pull_request_of(env).get("number")
+        return f"krpc-lint: {post_summary(env, inputs.github_token, summary, number if type(number) is int else None)}\n"
     except CommentError as exc:
         return f"::warning title=krpc-lint::cannot comment on the pull request: {escape_data(str(exc))}\n"
 

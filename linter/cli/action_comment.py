@@ -9,7 +9,6 @@ never the check's verdict.
 from __future__ import annotations
 
 import json
-import os
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
@@ -27,22 +26,9 @@ class CommentError(KrpcLintError):
     """The comment could not be posted; the message says why (for a warning)."""
 
 
-def pull_request_number(env: Mapping[str, str]) -> int | None:
-    """The event's pull request number, or ``None`` for other events."""
-    path = env.get("GITHUB_EVENT_PATH")
-    if not path or not os.path.isfile(path):
-        return None
-    try:
-        with open(path, encoding="utf-8") as handle:
-            number = json.load(handle).get("pull_request", {}).get("number")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return number if type(number) is int else None
-
-
-def post_summary(env: Mapping[str, str], token: str, summary: str) -> str:
-    """Post or update the pull request's krpc-lint comment; what was done, for the log."""
-    number = pull_request_number(env)
+def post_summary(env: Mapping[str, str], token: str, summary: str, number: int | None) -> str:
+    """Post or update the krpc-lint comment of pull request ``number`` (``None``: the event has none); what was
+    done, for the log."""
     repository = env.get("GITHUB_REPOSITORY", "")
     if number is None or not repository:
         raise CommentError("no pull request in this event: nothing to comment on")
@@ -78,4 +64,4 @@ def _call(method: str, url: str, token: str, payload: dict[str, Any] | None = No
         raise CommentError(f"{method} {url.split('?')[0]}: the answer is not JSON") from None
 
 
-__all__ = ["MARKER", "CommentError", "post_summary", "pull_request_number"]
+__all__ = ["MARKER", "CommentError", "post_summary"]
