@@ -155,6 +155,7 @@ class Collector:
         """One frame checked."""
         self.frames += 1
         reported = 0
+        group = self._group(seen)
         for deviation in deviations:
             rule = self.rules.get(deviation.check)
             if rule is None:
@@ -171,8 +172,7 @@ class Collector:
             self.severities[rule.severity] += 1
             if len(self.findings) < MAX_KEPT:
                 self.findings.append(finding)
-            self._group(seen).rules[rule.id] += 1
-        group = self._group(seen)
+            group.rules[rule.id] += 1
         group.frames += 1
         group.clean += reported == 0
 

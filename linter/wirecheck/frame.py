@@ -102,8 +102,7 @@ class FrameChecker:
             return Deviation(UNKNOWN_VERSION, 6 if request else 4, "header.RequestApiVersion" if request else "header",
                              f"{message.name} has no version {api_version} in the specs (valid versions: "
                              f"{message.versions})", b"")
-        header_version = (codec.request_header_version if direction == REQUEST
-                          else codec.response_header_version)(api_key, api_version)
+        header_version = _header_version(codec, direction, api_key, api_version)
         header = codec.plan(HEADERS[direction], header_version)
         body = codec.plan(message.name, api_version)
         return FrameKind(direction, api_key, api_version, message.name, header_version, header, body,
@@ -238,11 +237,9 @@ class FrameChecker:
         nearest = sorted((v for v in range(max(versions.lowest, kind.api_version - MAX_LAYOUTS),
                                            min(versions.highest, kind.api_version + MAX_LAYOUTS) + 1)
                           if v != kind.api_version), key=lambda v: abs(v - kind.api_version))[:MAX_LAYOUTS]
-        header_version = (self.codec.request_header_version if kind.direction == REQUEST
-                          else self.codec.response_header_version)
         return sorted(v for v in nearest
-                      if self._whole(HEADERS[kind.direction], header_version(kind.api_key, v), kind.name, v,
-                                     payload) is not None)
+                      if self._whole(HEADERS[kind.direction], _header_version(self.codec, kind.direction, kind.api_key, v),
+                                     kind.name, v, payload) is not None)
 
     def _has(self, name: str, version: int) -> bool:
         versions = self.codec.spec(name).versions
@@ -257,6 +254,12 @@ class FrameChecker:
         except (DecodeError, ValueError):
             return None
         return (head, value) if end == len(payload) else None
+
+
+def _header_version(codec: Codec, direction: str, api_key: int, api_version: int) -> int:
+    """The header version a request or a response of that API version takes."""
+    choose = codec.request_header_version if direction == REQUEST else codec.response_header_version
+    return choose(api_key, api_version)
 
 
 def _size_deviation(frame: bytes) -> Deviation:
