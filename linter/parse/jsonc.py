@@ -384,6 +384,11 @@ class LineIndex:
             self._starts.append(i + 1)
             i = find("\n", i + 1)
 
+    @property
+    def starts(self) -> list[int]:
+        """Each line's first offset, the first line's first (0)."""
+        return self._starts
+
     def line_col(self, offset: int) -> tuple[int, int]:
         line = bisect_right(self._starts, offset)
         return line, offset - self._starts[line - 1] + 1

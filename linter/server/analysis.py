@@ -22,29 +22,28 @@ from linter.model.spec import FieldSpec, MessageSpec, build_message
 from linter.model.traits import FieldAt, field_at, header_version
 from linter.model.versions import Versions
 from linter.model.wire import PRIMITIVES, WIRE
-from linter.parse.jsonc import JsonSyntaxError, PositionalParser
+from linter.parse.files import InputError, read_regular
+from linter.parse.jsonc import JsonSyntaxError, LineIndex, PositionalParser
 from linter.parse.scanner import value_end
 from linter.report.formats import witness_outcome
 
 SPEC_SUFFIX = ".json"
 MAX_SIBLINGS = 2000  # spec files of a directory read as context (Kafka's message directory has about 250)
-MAX_BUFFER = 16 << 20  # characters of a buffer the server lints (the CLI's cap on a spec file)
+MAX_BUFFER = 16 << 20  # characters of a buffer (bytes of a sibling file) the server lints: the CLI's cap on a spec
 
 
 class Lines:
-    """Offsets of a text's line starts, to convert character offsets to LSP positions and back."""
+    """A text's lines (the parser's ``LineIndex``), to convert character offsets to LSP positions and back."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.starts = [0]
-        for index, char in enumerate(text):
-            if char == "\n":
-                self.starts.append(index + 1)
+        self.index = LineIndex(text)
+        self.starts = self.index.starts
 
     def position(self, offset: int) -> tuple[int, int]:
         """(line, UTF-16 column) of a character offset."""
         offset = max(0, min(offset, len(self.text)))
-        line = _line_of(self.starts, offset)
+        line = self.index.line_col(offset)[0] - 1
         return line, _utf16(self.text[self.starts[line]:offset])
 
     def offset(self, line: int, column: int) -> int:
@@ -59,17 +58,6 @@ class Lines:
                 return index
             units += 2 if ord(self.text[index]) > 0xFFFF else 1
         return end
-
-
-def _line_of(starts: list[int], offset: int) -> int:
-    low, high = 0, len(starts) - 1
-    while low < high:  # the last line start at or before offset
-        middle = (low + high + 1) // 2
-        if starts[middle] <= offset:
-            low = middle
-        else:
-            high = middle - 1
-    return low
 
 
 def _utf16(text: str) -> int:
@@ -117,10 +105,11 @@ def siblings(path: Path, open_texts: Mapping[Path, str]) -> dict[str, str | byte
         if file in open_texts:
             continue
         try:
-            if file.is_file() and file.stat().st_size <= MAX_BUFFER:
-                texts[name] = file.read_bytes()
-        except OSError:
+            data = read_regular(file, MAX_BUFFER)  # regular files only, as every reader of specs
+        except (InputError, OSError):
             continue
+        if len(data) <= MAX_BUFFER:
+            texts[name] = data
     for file, text in open_texts.items():
         if file.parent == directory and file.name.endswith(SPEC_SUFFIX) and len(text) <= MAX_BUFFER:
             texts[file.name] = text
