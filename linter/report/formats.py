@@ -188,9 +188,9 @@ def _sarif_rule_from_finding(finding: Finding) -> dict[str, Any]:
     }
 
 
-def _sarif_message(finding: Finding) -> str:
-    """The message, and for a wire break its witness as the text report prints it (code scanning shows the
-    message; the witness's fields are in the result's properties)."""
+def message_with_witness(finding: Finding) -> str:
+    """The message, and for a wire break its witness as the text report prints it: for a reader that shows the
+    message alone (code scanning, whose results carry the witness's fields in their properties; an editor)."""
     if not finding.witness:
         return finding.message
     proof = "\n".join("".join(text for text, _ in line).strip() for line in _witness_lines(finding.witness))
@@ -209,7 +209,7 @@ def render_sarif(report: Report, rules: dict[str, Rule] | None = None) -> str:
         "ruleId": finding.rule,
         "ruleIndex": index[finding.rule],
         "level": _SARIF_LEVEL[finding.severity],
-        "message": {"text": _sarif_message(finding)},
+        "message": {"text": message_with_witness(finding)},
         "locations": [{
             "physicalLocation": {
                 "artifactLocation": {"uri": artifact_uri(finding.path)},

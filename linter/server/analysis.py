@@ -25,7 +25,7 @@ from linter.model.wire import PRIMITIVES, WIRE
 from linter.parse.files import InputError, read_regular
 from linter.parse.jsonc import JsonSyntaxError, LineIndex, PositionalParser
 from linter.parse.scanner import value_end
-from linter.report.formats import witness_outcome
+from linter.report.formats import message_with_witness
 
 SPEC_SUFFIX = ".json"
 MAX_SIBLINGS = 2000  # spec files of a directory read as context (Kafka's message directory has about 250)
@@ -167,14 +167,9 @@ def compat_buffer(path: Path, text: str, ref: str, config: Config | None = None)
         return Compat([])
     old_bytes = next(iter(old.values()))
     report = compare_texts({path.name: old_bytes}, {path.name: text}, config)
-    findings = []
-    for finding in report.findings:
-        if finding.witness:
-            hexed = finding.witness.get("hex", "")
-            message = (f"{finding.message} (against {ref}; witness: {finding.witness.get('writer', '?')} writes "
-                       f"{hexed}, {witness_outcome(finding.witness)})")
-            finding = replace(finding, message=message)
-        findings.append(finding)
+    findings = [replace(finding, message=message_with_witness(replace(finding, message=f"{finding.message} "
+                                                                                      f"(against {ref})")))
+                for finding in report.findings]
     if not any(finding.witness for finding in findings):
         return Compat(findings)
     suggested = [one for one in suggest(Revision(ref, {path.name: old_bytes}),

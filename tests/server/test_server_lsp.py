@@ -190,7 +190,8 @@ async def retyped(session: Session, messages: Path) -> None:
     found = await session.diagnostics(uri)
     breaks = [d for d in found if d.code == "KL1003"]
     assert len(breaks) == 1 and breaks[0].severity == types.DiagnosticSeverity.Error, [(d.code, d.message) for d in found]
-    assert "against HEAD; witness:" in breaks[0].message and "int32 -> int64" in breaks[0].message
+    assert "int32 -> int64 (against HEAD)\n" in breaks[0].message  # the witness as the text report and SARIF say it:
+    assert "witness: v0 written by the old revision:" in breaks[0].message and "the new revision" in breaks[0].message
     assert breaks[0].range.start.line == _line_of(wide, '"MaxWaitMs"')
     _change(session, uri, 2, good)  # the break stays until the file is saved: compat runs on open and save
     await session.diagnostics(uri)
