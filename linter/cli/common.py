@@ -188,10 +188,8 @@ kafka_version_option = click.option(
     help="Apply exactly the generator rules of this Kafka release (2.8, 3.0 ... 3.9, 4.0 ... 4.3, trunk); "
          "default: the config's, else any: what some supported release accepts.")
 
-# What ``lint`` and ``compat`` report with: the same flags mean the same in both.
-report_options = _options(
-    click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
-                 help="Output format."),
+# Which rules a run reports and when it fails: the same flags mean the same in lint, compat and frames check.
+rule_options = _options(
     click.option("--profile", type=click.Choice(PROFILES), default=None,
                  help="Rule profile (default: the config's, else recommended)."),
     click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
@@ -199,6 +197,13 @@ report_options = _options(
     click.option("--select", multiple=True, metavar="RULE", callback=_no_empty_selector,
                  help="Also run these rules (id, id prefix, name, category or profile); repeatable."),
     click.option("--ignore", multiple=True, metavar="RULE", callback=_no_empty_selector, help="Do not run these rules; repeatable."),
+)
+
+# What ``lint`` and ``compat`` report with: the same flags mean the same in both.
+report_options = _options(
+    click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+                 help="Output format."),
+    rule_options,
     click.option("--preview", is_flag=True, default=None,
                  help="Also run the rules in preview (else only those --select names by id or name)."),
     config_option,

@@ -13,12 +13,11 @@ from linter.cli.common import (
     emit,
     non_empty,
     refuse_overlap,
+    rule_options,
 )
 from linter.cli.frames_cmd import frames_group
 from linter.escape import printable
-from linter.vocabulary import PROFILES, SEVERITIES, WIRE_FORMATS, plural
-
-_no_empty_selector = non_empty("selects no rule; give a rule id, name, category or profile")
+from linter.vocabulary import WIRE_FORMATS, plural
 
 
 @frames_group.command("check")
@@ -29,15 +28,7 @@ _no_empty_selector = non_empty("selects no rule; give a rule id, name, category 
               help="Output format.")
 @click.option("-o", "--output", type=NonEmptyPath(dir_okay=False), default=None,
               help="Write the report to this file instead of standard output (the summary line goes to stderr).")
-@click.option("--profile", type=click.Choice(PROFILES), default=None,
-              help="Rule profile: kafka (what Kafka refuses or misreads), recommended (the default: also what its "
-                   "writer never writes, and what the specs lack), strict.")
-@click.option("--select", multiple=True, metavar="RULE", callback=_no_empty_selector,
-              help="Also report these rules (id, id prefix, name, category or profile); repeatable.")
-@click.option("--ignore", multiple=True, metavar="RULE", callback=_no_empty_selector,
-              help="Do not report these rules; repeatable.")
-@click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
-              help="Lowest severity that makes the exit code 1 (default: the config's, else error).")
+@rule_options
 @config_option
 @click.option("--baseline", type=NonEmptyPath(dir_okay=False), default=None,
               help="Leave out the kinds of finding recorded in this file (--write-baseline writes it).")
