@@ -153,6 +153,13 @@ class Unreleased:
         return next((revision.label for revision, (tops, paired) in zip(self.releases, self._paired)
                      if self._ships(paired.get(old_file), tops, message, version)), None)
 
+    def listed_in(self, old_file: str, version: int) -> str | None:
+        """The first release whose copy of the message has ``version`` stable, in any layout: where
+        ``shipped_in`` is ``None`` and this is not, the old revision changed bytes that shipped."""
+        return next((revision.label for revision, (tops, paired) in zip(self.releases, self._paired)
+                     if (release := paired.get(old_file)) is not None and release.versions is not None
+                     and release.versions.contains(version) and version not in self.unstable(release, tops)), None)
+
     def _ships(self, release: MessageSpec | None, tops: dict[int | None, int], old: MessageSpec,
                version: int) -> bool:
         """Whether a release's copy of the message has ``version``, stable, with the old revision's layout

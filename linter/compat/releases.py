@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from linter.compat.compare import Unreleased
 from linter.compat.revision import Revision, parsed_once
 from linter.compat.sources import (
     Git,
@@ -145,3 +146,58 @@ def _why_no_tags(cwd: str) -> str:
         return ("this shallow checkout has no release tags (like 3.7.0 or v1.2); fetch them, e.g. "
                 "actions/checkout with fetch-depth: 0")
     return "this repository has no release tags (like 3.7.0 or v1.2)"
+
+
+@dataclass(frozen=True)
+class FileReleases:
+    """One spec file at every release tag of its repository (the same path in each; ``why`` says why there are
+    none), for saying which versions of the message shipped without reading the releases' other specs."""
+
+    path: str  # relative to the repository's top
+    revisions: tuple[Revision, ...]
+    tags: int
+    why: str = ""
+
+    @property
+    def first_with_file(self) -> str | None:
+        """The first release holding this file: a version it shipped may be older (Kafka's specs became JSON in
+        2.2.0; its earlier releases defined the same bytes in Java)."""
+        return self.revisions[0].label if self.revisions else None
+
+    def versions(self, data: bytes) -> list[tuple[int, str]]:
+        """Per version of the message in ``data`` (this file's text now): ``shipped in R`` (the first release
+        with these bytes), ``changed since R shipped it``, or ``in no release``."""
+        now = Revision("now", {self.path: data})
+        message = now.messages.get(self.path)
+        if message is None or message.versions is None or message.versions.empty:
+            return []
+        unreleased = Unreleased(now, self.revisions)
+        out = []
+        for version in range(message.versions.lowest, min(message.versions.highest, message.versions.lowest + 1000) + 1):
+            first = unreleased.shipped_in(self.path, message, version)
+            listed = None if first else unreleased.listed_in(self.path, version)
+            if first is not None and first == self.first_with_file:
+                first = f"{first}, the first release with this file"
+            out.append((version, f"shipped in {first}" if first else
+                        f"changed since {listed} shipped it" if listed else "in no release"))
+        return out
+
+
+def file_releases(path: str | os.PathLike[str], cache: dict[bytes, MessageSpec | None] | None = None) -> FileReleases:
+    """``path`` at each release tag: one ``git for-each-ref`` and one ``git cat-file --batch`` (a tag without
+    the file is skipped). Outside a repository, or in one without release tags, no revisions and why."""
+    where = os.path.dirname(os.path.abspath(path))
+    try:
+        git = Git.open(where, "release knowledge")
+        rel = git.repo_path(os.path.basename(path), from_cwd=True)
+        tags = release_tags(where)
+    except SourceError:
+        return FileReleases("", (), 0, _why_no_tags(where))
+    if not tags:
+        return FileReleases(rel, (), 0, _why_no_tags(where))
+    names = {release.name: f"{release.commit}:{rel}" for release in tags}
+    blobs = git.read_blobs(names.values(), unreadable={})
+    shared: dict[bytes, MessageSpec | None] = {} if cache is None else cache
+    revisions = tuple(parsed_once(Revision(name, {rel: blobs[key]}, f"{name}:"), shared)
+                      for name, key in names.items() if key in blobs)
+    return FileReleases(rel, revisions, len(tags))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from linter.compat.api import compare_texts, suggest
+from linter.compat.releases import FileReleases
 from linter.compat.revision import Revision
 from linter.compat.sources import read_revision
 from linter.engine.config import Config, load_config
@@ -297,9 +298,11 @@ def field_at_offset(text: str, offset: int) -> tuple[MessageSpec, FieldSpec] | N
     return (buffer.message, best[1]) if best is not None else None
 
 
-def versions_at_offset(text: str, offset: int) -> str | None:
+def versions_at_offset(text: str, offset: int, releases: FileReleases | None = None) -> str | None:
     """Markdown for a hover on ``validVersions`` or ``flexibleVersions``: per run of versions, flexible or not and
-    the header version it takes (KIP-482, KIP-511, KIP-1313's ``headerVersions``); ``None`` elsewhere."""
+    the header version it takes (KIP-482, KIP-511, KIP-1313's ``headerVersions``), then, given the file at the
+    repository's release tags, which release first shipped each version (compat's release knowledge);
+    ``None`` elsewhere."""
     buffer = parsed(text)
     if buffer is None or not any(_holds(buffer.member((key,)), offset) for key in ("validVersions", "flexibleVersions")):
         return None
@@ -318,7 +321,24 @@ def versions_at_offset(text: str, offset: int) -> str | None:
             runs.append((version, version, form))
     unstable = " (the top version is unstable: latestVersionUnstable)" if message.latest_version_unstable else ""
     return "\n".join([f"**{message.name}** versions {versions}{unstable}", "",
-                      *(f"- v{Versions(low, high)}: {form}" for low, high, form in runs)])
+                      *(f"- v{Versions(low, high)}: {form}" for low, high, form in runs),
+                      *([] if releases is None else ["", *shipped_lines(releases, text)])])
+
+
+def shipped_lines(releases: FileReleases, text: str) -> list[str]:
+    """Markdown lines: which release first shipped each run of versions, as ``compat`` decides what shipped."""
+    if not releases.revisions:
+        return [f"Releases: none known ({releases.why or 'no release tag holds this file'})"]
+    labels = [revision.label for revision in releases.revisions]
+    head = (f"Releases ({releases.tags} release tags, {len(labels)} with `{releases.path}`: "
+            f"{labels[0]} … {labels[-1]}):")
+    runs: list[tuple[int, int, str]] = []
+    for version, said in releases.versions(text.encode("utf-8", "surrogatepass")):
+        if runs and runs[-1][2] == said and runs[-1][1] == version - 1:
+            runs[-1] = (runs[-1][0], version, said)
+        else:
+            runs.append((version, version, said))
+    return [head, "", *(f"- v{Versions(low, high)}: {said}" for low, high, said in runs)]
 
 
 def describe_field(message: MessageSpec, field: FieldSpec) -> str:

@@ -5,7 +5,8 @@ its directory as context, open buffers in place of their files), and every open 
 again, since a change can break or heal its siblings (a request bumped without its response). Diagnostics carry the
 rule id, a link to the rule's docs and the exact key or value. Code actions: each fixable finding's fix, every fix at
 once (``source.fixAll.krpc-lint``), and a suppression comment. Hover on a field: its type, versions, default and how
-it travels per version range. Go to definition of a struct type, the outline of fields (document symbols), and
+it travels per version range; on ``validVersions``/``flexibleVersions``, each run's header version and which release
+tag first shipped it. Go to definition of a struct type, the outline of fields (document symbols), and
 completion of field keys, types and entity types. With ``initializationOptions: {"compatAgainst": REF}``, the buffer's wire breaks against
 the file at git REF are diagnostics too, each with its witness, refreshed on open and on save. A buffer that cannot be
 linted is reported in the log, and the server goes on.
@@ -21,7 +22,9 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
+from linter.compat.releases import FileReleases, file_releases
 from linter.engine.findings import Edit, Finding
+from linter.model.spec import MessageSpec
 from linter.server.analysis import (
     Compat,
     Lines,
@@ -55,6 +58,15 @@ class SpecServer(LanguageServer):
         self.findings: dict[str, list[Finding]] = {}  # lint's and compat's, as published
         self.compat: dict[str, Compat] = {}  # compat's findings and suggestion, refreshed on open and save
         self.compat_against: str | None = None  # a git ref (initializationOptions.compatAgainst)
+        self.releases: dict[str, FileReleases] = {}  # each file at its repository's release tags, read once
+        self.parsed_releases: dict[bytes, MessageSpec | None] = {}  # their files parsed once, shared by all
+
+    def releases_of(self, uri: str) -> FileReleases:
+        """The file at its repository's release tags, read on the first hover of its versions (tags seldom move
+        while one edits; a save reads them again)."""
+        if uri not in self.releases:
+            self.releases[uri] = file_releases(Path(to_fs_path(uri) or uri), self.parsed_releases)
+        return self.releases[uri]
 
     def refresh_compat(self, uri: str) -> None:
         """The wire breaks of ``uri``'s buffer against ``compat_against``, when set (on open and on save)."""
@@ -157,7 +169,8 @@ def hover(server: SpecServer, uri: str, position: types.Position) -> types.Hover
     offset = lines.offset(position.line, position.character)
     try:
         found = field_at_offset(document.source, offset)
-        said = describe_field(*found) if found is not None else versions_at_offset(document.source, offset)
+        said = describe_field(*found) if found is not None else \
+            versions_at_offset(document.source, offset, server.releases_of(uri))
     except Exception as exc:  # noqa: BLE001 - as for diagnostics: logged, never fatal
         LOG.warning("krpc-lint: %s: no hover: %s: %s", uri, type(exc).__name__, exc)
         return None
@@ -196,6 +209,7 @@ def build() -> SpecServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: SpecServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.releases.pop(params.text_document.uri, None)
         ls.refresh_compat(params.text_document.uri)
         ls.relint(params.text_document.uri)
 

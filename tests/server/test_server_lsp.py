@@ -5,6 +5,7 @@ diagnostics cleared once the text is good again."""
 from __future__ import annotations
 
 import asyncio
+import re
 import shutil
 import subprocess
 import sys
@@ -106,6 +107,16 @@ def _change(session: Session, uri: str, version: int, text: str) -> None:
 
 def _line_of(text: str, needle: str) -> int:
     return text[:text.index(needle)].count("\n")
+
+
+async def _hover(session: Session, uri: str, text: str, needle: str) -> str:
+    """The hover's markdown inside ``needle``'s first occurrence in ``text``."""
+    line = _line_of(text, needle)
+    shown = await session.client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=line, character=text.splitlines()[line].index(needle) + 3)))
+    assert shown is not None and isinstance(shown.contents, types.MarkupContent)
+    return shown.contents.value
 
 
 def test_diagnostics_fixes_hover_and_clearing(workspace: Path) -> None:
@@ -218,6 +229,32 @@ async def retyped(session: Session, messages: Path) -> None:
     assert keep.edit is not None and keep.edit.changes is not None
     assert sorted(edit.new_text for edit in keep.edit.changes[uri]) == ['"0-18"', '"18+"']  # compat --suggest
 
+    said = await _hover(session, uri, inserted, '"validVersions"')  # every shipped version's bytes changed
+    shipped = [line for line in said.splitlines() if line.startswith("- v") and "header" not in line]
+    assert shipped and all("changed since" in line for line in shipped[:-1]), said
+    assert shipped[-1] == "- v17: in no release", said
+
+    _change(session, uri, 4, good)
+    await session.diagnostics(uri)
+    said = await _hover(session, uri, good, '"validVersions"')
+    for version in (11, 12, 13, 16):  # the first release tag whose FetchRequest.json lists the version, by git
+        assert f"v{version}: shipped in {first_listing(messages / FETCH, version)}" in said, said
+    assert "- v17: in no release" in said
+
+
+def first_listing(path: Path, version: int) -> str:
+    """The first release tag (in version order) whose copy of ``path`` has ``version`` in its validVersions."""
+    tags = subprocess.run(["git", "tag", "--sort=version:refname"], cwd=path.parent, check=True, capture_output=True,
+                          text=True).stdout.split()
+    for tag in tags:
+        shown = subprocess.run(["git", "show", f"{tag}:./{path.name}"], check=False, cwd=path.parent,
+                               capture_output=True, text=True)
+        if shown.returncode == 0:
+            spec = re.search(r'"validVersions":\s*"(\d+)-(\d+)"', shown.stdout)
+            if spec and int(spec[1]) <= version <= int(spec[2]):
+                return tag
+    raise AssertionError(f"no release lists v{version}")
+
 
 def test_definition_outline_and_completion(workspace: Path) -> None:
     run(workspace, lambda session: navigation(session, workspace))
@@ -249,10 +286,7 @@ async def navigation(session: Session, workspace: Path) -> None:
     labels = {item.label for item in (offered.items if isinstance(offered, types.CompletionList) else offered or [])}
     assert {"nullableVersions", "taggedVersions", "int32", "[]AddPartitionsToTxnTopic", "topicName"} <= labels
 
-    line = _line_of(text, '"validVersions"')
-    shown = await session.client.text_document_hover_async(types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=uri),
-        position=types.Position(line=line, character=text.splitlines()[line].index('"validVersions"') + 3)))
-    assert shown is not None and isinstance(shown.contents, types.MarkupContent)
-    assert "not flexible, request header v1" in shown.contents.value  # versions before flexibleVersions
-    assert "flexible, request header v2" in shown.contents.value
+    said = await _hover(session, uri, text, '"validVersions"')
+    assert "not flexible, request header v1" in said  # versions before flexibleVersions
+    assert "flexible, request header v2" in said
+    assert "Releases: none known (not a git repository, so no release tags)" in said  # a copy, not a checkout
