@@ -3,6 +3,7 @@ snippet as the whole config, shows KL301 on a renamed field of a copy of Kafka's
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -77,3 +78,18 @@ def test_neovim_following_the_docs_shows_diagnostics_and_hover(tmp_path: Path) -
            "letters and digits" in shown, done
     (hover,) = [text for text in shown if text.startswith("hover: ")]
     assert "**Max_WaitMs**: `int32`" in hover and "v0-17: int32 (4 bytes)" in hover, hover
+
+
+def test_the_vscode_extension_declares_what_it_reads() -> None:
+    """editors/vscode: every setting extension.js reads is declared (with its default) in package.json, the
+    extension wakes for JSON, and docs/editors.md names the package vsce makes."""
+    root = DOC.parents[1] / "editors" / "vscode"
+    manifest = json.loads((root / "package.json").read_text(encoding="utf-8"))
+    code = (root / "extension.js").read_text(encoding="utf-8")
+    read = dict(re.findall(r'settings\.get\("(\w+)", (.+?)\)', code))
+    declared = manifest["contributes"]["configuration"]["properties"]
+    assert read and {f"krpcLint.{name}" for name in read} == set(declared), (read, declared)
+    for name, default in read.items():
+        assert json.loads(default) == declared[f"krpcLint.{name}"]["default"], name
+    assert "onLanguage:json" in manifest["activationEvents"]
+    assert f"{manifest['name']}-{manifest['version']}.vsix" in DOC.read_text(encoding="utf-8")
