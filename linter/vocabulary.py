@@ -10,7 +10,19 @@ from typing import Self
 TOOL_NAME = "krpc-lint"
 
 SEVERITIES = ("error", "warning", "info")
-PROFILES = ("kafka", "recommended", "strict")
+PROFILES = ("kafka", "kafka-ci", "recommended", "strict")
+# A profile that also takes every rule of others: kafka-ci is what passes Kafka's CI, its generator (kafka) and
+# the unit tests that assert over every spec (rules that list kafka-ci).
+PROFILE_INCLUDES = {"kafka-ci": ("kafka",)}
+
+
+def in_profile(profile: str, profiles: tuple[str, ...]) -> bool:
+    """Whether a rule listing ``profiles`` runs under ``profile``, included profiles counted.
+
+    >>> in_profile("kafka-ci", ("kafka", "recommended")), in_profile("kafka", ("kafka-ci",))
+    (True, False)
+    """
+    return profile in profiles or any(base in profiles for base in PROFILE_INCLUDES.get(profile, ()))
 # A rule's lifecycle, as ruff and buf have it: preview rules run only when named, deprecated ones still run
 # (naming one warns), removed ones never run (naming one is a usage error); the last two say what replaces them.
 STATUSES = ("stable", "preview", "deprecated", "removed")

@@ -26,7 +26,7 @@ from linter.cli.common import (
     translate,
 )
 from linter.errors import KrpcLintError
-from linter.vocabulary import PROFILES
+from linter.vocabulary import PROFILES, in_profile
 
 
 class _App(click.Group):
@@ -121,7 +121,7 @@ def rules_group(ctx: click.Context, profile: str | None, fmt: str, config_file: 
         return
     from linter.engine.runner import all_rules
 
-    rules = [rule for rule in all_rules(load_config_file(config_file)) if profile is None or profile in rule.profiles]
+    rules = [rule for rule in all_rules(load_config_file(config_file)) if profile is None or in_profile(profile, rule.profiles)]
     if fmt == "json":
         from linter.escape import json_text
 
@@ -168,7 +168,7 @@ def explain_text(rule: Rule) -> str:
         "".join(f"{label + ':':<11}{value}\n" for label, value in (
             ("Id", rule.id), ("Name", rule.name), ("Severity", rule.severity), ("Category", rule.category),
             ("Profiles", ", ".join(rule.profiles)), ("Status", rule.status_text),
-            *((("Kafka", f"enforced since {rule.kafka_since} (--kafka-version)"),) if rule.kafka_since else ()))),
+            *((("Kafka", f"{rule.releases_text} (--kafka-version)"),) if rule.releases_text else ()))),
         _section("Rationale", _paragraphs(rule.rationale)),
     ]
     if rule.hint:

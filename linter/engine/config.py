@@ -2,7 +2,7 @@
 
 Keys (yamllint/ruff/buf users will recognise them)::
 
-    profile = "recommended"          # kafka | recommended | strict
+    profile = "recommended"          # kafka | kafka-ci | recommended | strict
     select = ["KL8"]                 # add rules: ids, id prefixes, names, categories, profiles
     ignore = ["missing-about"]       # remove rules (same selectors)
     severity = { KL651 = "error" }   # per-rule severity override (id or name)

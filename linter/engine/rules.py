@@ -22,10 +22,10 @@ from linter.engine.checks import ALIASES, CHECKS, CheckDef, lookup, options_prob
 from linter.engine.declarative import compiled, declarative_runner
 from linter.engine.patterns import LITERAL_KEYWORDS, compile_linear
 from linter.engine.templates import RuleError, render, template_fields
-from linter.model.targets import TARGETS
+from linter.model.targets import DEFAULT_TARGET, TARGETS
 from linter.parse.discovery import files_below
 from linter.parse.files import InputError, read_regular
-from linter.vocabulary import PROFILES, SEVERITIES, STATUSES
+from linter.vocabulary import PROFILES, SEVERITIES, STATUSES, in_profile
 
 if TYPE_CHECKING:
     from linter.engine.config import Config
@@ -68,6 +68,7 @@ class Rule:
     kafka_messages: tuple[str, ...] = ()
     source: str = ""
     kafka_since: str | None = None  # the first release whose generator enforces it; examples are linted so
+    kafka_until: str | None = None  # the last release it applies to (a test Kafka dropped, a listener it removed)
     status: str = "stable"  # one of STATUSES
     replaced_by: str | None = None  # the rule (id or name) to use instead of a deprecated or removed one
     fixable: bool = False  # its findings carry the edit that fixes them (``lint --fix``, ``--diff``)
@@ -99,10 +100,34 @@ class Rule:
             return lambda target: fn(target, options)
         return declarative_runner(self.check)
 
+    def applies_to(self, release: str | None) -> bool:
+        """Whether the rule holds for ``--kafka-version release``: within ``kafka.since`` .. ``kafka.until``, in the
+        order of ``TARGETS``. Without a release (``any``), a rule holds unless Kafka dropped it (``until``): a
+        rule of old releases only would flag today's specs."""
+        if release is None or release == DEFAULT_TARGET or release not in TARGETS:
+            return self.kafka_until is None
+        order = list(TARGETS)
+        return (self.kafka_since is None or order.index(self.kafka_since) <= order.index(release)) and \
+            (self.kafka_until is None or order.index(release) <= order.index(self.kafka_until))
+
+    @property
+    def example_release(self) -> str | None:
+        """The ``--kafka-version`` its examples and fixture are linted under: the first or last release it holds
+        for (``None``: any)."""
+        return self.kafka_since or self.kafka_until
+
+    @property
+    def releases_text(self) -> str:
+        """Which releases it stands for, as docs and ``rules explain`` say it ("" for every release)."""
+        span = " and ".join(part for part in (f"since {self.kafka_since}" if self.kafka_since else "",
+                                              f"up to {self.kafka_until}" if self.kafka_until else "") if part)
+        who = "Kafka's tests assert" if self.category == "kafka-tests" else "Kafka's generator enforces"
+        return f"{who} it {span}" if span else ""
+
     def matches(self, selector: str) -> bool:
         """Selectors: ALL, an id or id prefix (KL3), a name, a category or a profile."""
         return (selector == "ALL" or self.id.startswith(selector) or selector in (self.name, self.category)
-                or selector in self.profiles)
+                or in_profile(selector, self.profiles))
 
     def named_by(self, selectors: Iterable[str]) -> bool:
         """Whether one of ``selectors`` is this rule's id or name (not a prefix, category or profile)."""
@@ -274,7 +299,8 @@ def _rule_from(data: Any, source: str, validated: bool = False) -> Rule:
         examples=tuple(_examples(examples, source)),
         kafka_messages=tuple((data.get("kafka") or {}).get("messages") or ()),
         source=source,
-        kafka_since=_kafka_since(data.get("kafka"), source),
+        kafka_since=_kafka_release(data.get("kafka"), "since", source),
+        kafka_until=_kafka_release(data.get("kafka"), "until", source),
         fixable=fixable,
         fix_note=fix_note,
         **_lifecycle(data, source),
@@ -309,13 +335,14 @@ def _lifecycle(data: dict[str, Any], source: str) -> dict[str, Any]:
     return {"status": status, "replaced_by": replaced_by.strip() if replaced_by else None}
 
 
-def _kafka_since(kafka: Any, source: str) -> str | None:
-    since = (kafka or {}).get("since") if isinstance(kafka, dict) else None
-    if since is None:
+def _kafka_release(kafka: Any, key: str, source: str) -> str | None:
+    """``kafka.since`` or ``kafka.until``: a release of ``TARGETS`` other than ``any``."""
+    value = (kafka or {}).get(key) if isinstance(kafka, dict) else None
+    if value is None:
         return None
-    if str(since) not in TARGETS:
-        raise RuleError(f"{source}: kafka.since must be one of {', '.join(TARGETS)}")
-    return str(since)
+    if str(value) not in TARGETS or str(value) == DEFAULT_TARGET:
+        raise RuleError(f"{source}: kafka.{key} must be one of {', '.join(t for t in TARGETS if t != DEFAULT_TARGET)}")
+    return str(value)
 
 
 def _examples(examples: dict[str, Any], source: str) -> Iterator[Example]:

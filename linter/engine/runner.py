@@ -27,7 +27,7 @@ from linter.model.spec import ENTITY_TYPES, LISTENERS
 from linter.model.targets import TARGETS, KafkaTarget, target
 from linter.parse.discovery import siblings, walk
 from linter.parse.document import load_document, read_document
-from linter.vocabulary import plural
+from linter.vocabulary import in_profile, plural
 
 
 class UsageError(KrpcLintError, ValueError):
@@ -75,15 +75,17 @@ def rule_order(rule_id: str) -> tuple[str, int, str]:
 
 
 def select_rules(config: Config) -> RuleSet:
-    """Profile rules, plus ``select``, minus ``ignore``; severities from the config."""
+    """Profile rules, plus ``select``, minus ``ignore``, those of the ``kafka_version`` (``kafka.since``/``until``);
+    severities from the config."""
     rules = all_rules(config)
     for selector in (*config.select, *config.ignore, *config.severity):
         if not any(rule.matches(selector) for rule in rules):
             where = f"{config.source}: " if config.source and selector in config.configured else ""
             raise UsageError(f"{where}unknown rule selector {selector!r} (a rule id such as KL301, an id prefix, "
                              "a rule name, a category or a profile)")
-    chosen = [r for r in rules if config.profile in r.profiles or any(r.matches(s) for s in config.select)]
-    chosen = in_force([r for r in chosen if not any(r.matches(s) for s in config.ignore)], config)
+    chosen = [r for r in rules if in_profile(config.profile, r.profiles) or any(r.matches(s) for s in config.select)]
+    chosen = in_force([r for r in chosen if not any(r.matches(s) for s in config.ignore)
+                       and r.applies_to(config.kafka_version)], config)
     severity = {}
     for rule in chosen:
         for key, level in config.severity.items():

@@ -14,7 +14,8 @@ from linter.vocabulary import CATEGORY_HEADINGS
 _CATEGORY_TITLES = {
     "syntax": "Syntax", "structure": "Structure", "versions": "Versions", "fields": "Fields and types",
     "tagged-fields": "Tagged fields (KIP-482)", "defaults": "Defaults", "structs": "Structs",
-    "messages": "Messages and cross-file", "style": "Style", "meta": "Suppressions",
+    "messages": "Messages and cross-file", "kafka-tests": "Kafka's unit tests (profile kafka-ci)", "style": "Style",
+    "meta": "Suppressions",
     **CATEGORY_HEADINGS,  # compat rules (``krpc-lint compat``): one category per verdict of the comparison
     # wire rules (``krpc-lint frames check``): what Kafka does with the bytes
     "frames-refused": "Frames: what Kafka refuses or misreads",
@@ -107,8 +108,15 @@ def render_rules_markdown(rules: list[Rule] | None = None) -> str:
         "",
         "Profiles: `kafka` is exactly the set of checks Kafka's message generator enforces (which release's: "
         "`--kafka-version`, default any supported release, see [kafka-versions.md](kafka-versions.md)); "
+        "`kafka-ci` adds what Kafka's unit tests assert over every spec, so that it is exactly what passes Kafka's "
+        "build (the rules of the category below, [kafka-tests.md](kafka-tests.md)); "
         "`recommended` (the default) adds checks Kafka misses; `strict` adds style. "
         "`krpc-lint rules explain ID` prints any rule with its examples.",
+        "",
+        "Rules KL3001 and up (and KL258) are lint rules from Kafka's unit tests (category `kafka-tests`): a spec "
+        "Kafka's generator accepts can still fail Kafka's build, because tests such as `ApiMessageTypeTest` loop "
+        "over every API. They are errors, in `kafka-ci`, `recommended` and `strict`; a rule Kafka dropped holds "
+        "only with `--kafka-version` up to its last release.",
         "",
         "Rules KL1001 and up are used by `krpc-lint compat OLD NEW`, never by `krpc-lint lint`: each names one kind "
         "of change between two revisions of the specs, and its category is the compatibility verdict. For them "
@@ -155,9 +163,9 @@ def render_rules_markdown(rules: list[Rule] | None = None) -> str:
             if rule.fixable:
                 out += ["", f"Fixable: {rule.fix_note or 'the fix is applied in place.'} `krpc-lint lint --fix` "
                         "applies it (comments and layout kept); `--diff` shows it."]
-            if rule.kafka_since:
-                out += ["", f"Kafka's generator enforces it since {rule.kafka_since}; its examples are checked with "
-                        f"`--kafka-version {rule.kafka_since}`."]
+            if rule.releases_text:
+                out += ["", f"{rule.releases_text}; its examples are checked with "
+                        f"`--kafka-version {rule.example_release}`."]
             if rule.references:
                 out += ["", "References: " + "; ".join(rule.references) + "."]
             out += ["", "Flagged:", ""] + _example_block(rule, "bad")

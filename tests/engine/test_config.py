@@ -97,7 +97,7 @@ def _load(tmp_path: Path, text: str) -> Config:
 REFUSED = [
     ("selct: [KL1]\n1: 2\n~: 3\n", f"unknown key(s) 1, None, selct (known: {KNOWN})"),
     ("profile: paranoid\nbad: 1\n", f"unknown key(s) bad (known: {KNOWN})"),  # unknown keys first
-    ("profile: [strict]\n", "profile must be one of kafka, recommended, strict"),
+    ("profile: [strict]\n", "profile must be one of kafka, kafka-ci, recommended, strict"),
     ("fail-on: 3\n", "fail-on must be one of error, warning, info"),
     ("kafka-version: 4\n", f"kafka-version must be one of {', '.join(KAFKA_VERSIONS)}"),  # "4" is no release
     ("kafka-version: true\n", f"kafka-version must be one of {', '.join(KAFKA_VERSIONS)}"),

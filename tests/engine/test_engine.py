@@ -138,7 +138,7 @@ def test_suppression_text_inside_a_string_is_not_a_suppression():
 
 
 def pair(tmp_path, response: bool = True):
-    request = spec([field("Id")], name="ExampleRequest", type="request", apiKey=1000)
+    request = spec([field("Id")], name="ExampleRequest", type="request", apiKey=1000, listeners=["broker"])
     (tmp_path / "ExampleRequest.json").write_text(request)
     if response:
         (tmp_path / "ExampleResponse.json").write_text(spec([field("Id")], name="ExampleResponse", type="response",
@@ -154,7 +154,7 @@ def test_missing_partner_is_reported_only_for_a_whole_directory(tmp_path):
 def test_pair_disagreement_is_reported_on_the_response(tmp_path):
     pair(tmp_path)
     findings = lint([tmp_path]).findings
-    assert [(f.rule, f.path.endswith("ExampleResponse.json")) for f in findings] == [("KL255", True)]
+    assert [(f.rule, f.path.endswith("ExampleResponse.json")) for f in findings] == [("KL3001", True)]
 
 
 # --- custom rule packs ------------------------------------------------------------------------

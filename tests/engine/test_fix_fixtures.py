@@ -69,7 +69,7 @@ CASES = [case for rule in FIXABLE for case in _cases(rule)]
 def _run(case: Case, file: Path, *args: str) -> tuple[int, str]:
     """``krpc-lint lint`` on ``file`` with the strict profile and no fixable rule but the case's."""
     others = [arg for rule in FIXABLE if rule.id != case.rule.id for arg in ("--ignore", rule.id)]
-    version = ["--kafka-version", case.rule.kafka_since] if case.rule.kafka_since else []
+    version = ["--kafka-version", case.rule.example_release] if case.rule.example_release else []
     result = CliRunner().invoke(cli, ["lint", "--no-cache", "--no-siblings", "--profile", "strict", "--select",
                                       case.rule.id, *others, *version, *args, str(file)])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output

@@ -124,7 +124,7 @@ def test_a_vendor_copy_with_kafka_version_in_its_config(tmp_path: Path) -> None:
 
 def test_rules_explain_names_the_release() -> None:
     result = run_cli("rules", "explain", "KL218")
-    assert result.returncode == 0 and "enforced since trunk" in result.stdout
+    assert result.returncode == 0 and "Kafka's generator enforces it since trunk" in result.stdout
 
 
 def test_a_header_versions_map_of_every_version_is_checked_entry_by_entry() -> None:

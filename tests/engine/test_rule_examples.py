@@ -71,7 +71,7 @@ def wire_findings(rule: Rule, example: Example, tmp_path: Path) -> list[str]:
 
 
 def _own_findings(rule: Rule, example: Example):
-    config = Config(profile="strict", select=(rule.id,), kafka_version=rule.kafka_since)
+    config = Config(profile="strict", select=(rule.id,), kafka_version=rule.example_release)
     if rule.scope == "compat":
         old, new = compat_sides(example)
         report = compare_texts(old, new, config)

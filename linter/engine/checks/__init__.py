@@ -14,6 +14,7 @@ from linter.engine.checks import (
     defaults,
     fields,
     headers,
+    kafka_tests,
     messages,
     meta,
     reading,
@@ -33,6 +34,6 @@ from linter.engine.checks.registry import (
 )
 
 FAMILIES = (reading, structure, versions, headers, fields, tagged, defaults, structs, messages, records, crossfile,
-            meta)
+            kafka_tests, meta)
 
 __all__ = ["ALIASES", "CHECKS", "FAMILIES", "CheckDef", "check", "lookup", "options_problem"]

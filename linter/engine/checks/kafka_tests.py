@@ -1,0 +1,113 @@
+"""What Kafka's own unit tests assert over every API (rules KL3001 and up, category ``kafka-tests``): a spec that
+Kafka's generator accepts can still fail Kafka's build, because tests such as ``ApiMessageTypeTest`` and
+``ApiKeysTest`` loop over every request and response. Each check names its test; docs/kafka-tests.md lists every
+invariant with its source file and commit, and the ones that need Java code (``ApiKeys`` flags) and are no rule."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from linter.engine.checks.common import by_api_key
+from linter.engine.checks.registry import check
+from linter.engine.context import DirectoryContext, FileContext, Hit
+from linter.model.spec import MessageSpec
+
+# KIP-595's quorum APIs, which ApiVersionsResponseTest.testMetadataQuorumApisAreDisabled keeps off the ZooKeeper
+# broker's ApiVersions (VOTE, BEGIN_QUORUM_EPOCH, END_QUORUM_EPOCH, DESCRIBE_QUORUM).
+QUORUM_API_KEYS = {52: "Vote", 53: "BeginQuorumEpoch", 54: "EndQuorumEpoch", 55: "DescribeQuorum"}
+
+
+def _fails(test: str, why: str) -> str:
+    """The end of every finding of the family: which test of Kafka's fails, and what it asserts."""
+    return f": Kafka's build fails ({test}: {why})"
+
+
+def _request(ctx: FileContext) -> MessageSpec | None:
+    """The file's request, unless it is a removed API (``validVersions: none``), which the tests skip."""
+    message = ctx.message
+    return message if message is not None and message.type == "request" and not message.removed else None
+
+
+@check("request-response-versions", scope="directory")
+def request_response_versions(directory: DirectoryContext, options: dict[str, Any]) -> Iterator[Hit]:
+    """A request and its response have the same validVersions (ApiMessageTypeTest.testAllVersionsHaveSchemas: the
+    two schema arrays have one length, and a schema below the request's lowest version is null in both)."""
+    responses = by_api_key(directory, "response")
+    for key, owners in by_api_key(directory, "request").items():
+        if key not in responses:
+            continue  # KL703 says the response is missing
+        request, (response_ctx, response) = owners[0][1], responses[key][0]
+        left, right = request.versions, response.versions
+        if left is None or right is None or left == right or (left.empty and right.empty):
+            continue
+        yield Hit(("validVersions",), f"{response.name} has validVersions {response.valid_versions.value} but "
+                  f"{request.name} has {request.valid_versions.value}"
+                  + _fails("ApiMessageTypeTest.testAllVersionsHaveSchemas",
+                           "request and response schemas must be the same length"),
+                  file=response_ctx.path)
+
+
+@check("api-key-non-negative")
+def api_key_non_negative(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
+    """A request's apiKey is 0 or more (ApiMessageTypeTest.testApiIdsArePositive); Kafka's generator takes any
+    Java short."""
+    message = ctx.message
+    if message is not None and message.type == "request" and message.api_key is not None and message.api_key < 0:
+        yield Hit(("apiKey",), f"{message.name} has apiKey {message.api_key}"
+                  + _fails("ApiMessageTypeTest.testApiIdsArePositive", "every apiKey is >= 0"))
+
+
+@check("unique-message-names", scope="directory")
+def unique_message_names(directory: DirectoryContext, options: dict[str, Any]) -> Iterator[Hit]:
+    """No two requests, and no two responses, share a name (ApiMessageTypeTest.testUniqueness: the generated
+    classes are named after them); removed APIs aside, as the test has them since Kafka 4.0."""
+    for kind in ("request", "response"):
+        first: dict[str, str] = {}
+        for ctx, message in directory.messages():
+            if message.type != kind or message.removed or not message.name:
+                continue
+            if message.name in first:
+                yield Hit(("name",), f"{kind} {message.name} is also the name of {first[message.name]}"
+                          + _fails("ApiMessageTypeTest.testUniqueness",
+                                   f"found two ApiMessageType objects with {kind}Name {message.name}Data"),
+                          file=ctx.path)
+            else:
+                first[message.name] = ctx.path
+
+
+@check("listeners-declared")
+def listeners_declared(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
+    """A request with versions names the listeners that serve it (ApiKeysTest.testApiScope: no API without a
+    scope)."""
+    request = _request(ctx)
+    if request is None or request.versions is None or request.listeners:
+        return
+    where = ("listeners",) if "listeners" in request.raw else ("type",)
+    yield Hit(where, f"{request.name} lists no listeners"
+              + _fails("ApiKeysTest.testApiScope", "Found some APIs missing scope definition"),
+              at_key=where == ("type",))
+
+
+@check("quorum-apis-not-on-zk-broker")
+def quorum_apis_not_on_zk_broker(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
+    """KIP-595's quorum APIs (apiKeys 52-55) are not served by the ZooKeeper broker
+    (ApiVersionsResponseTest.testMetadataQuorumApisAreDisabled)."""
+    request = _request(ctx)
+    if request is None or request.api_key not in QUORUM_API_KEYS or "zkBroker" not in request.listeners:
+        return
+    index = request.listeners.index("zkBroker")
+    yield Hit(("listeners", index), f"{request.name} (apiKey {request.api_key}) lists zkBroker"
+              + _fails("ApiVersionsResponseTest.testMetadataQuorumApisAreDisabled",
+                       "the APIs of the KRaft quorum are not exposed through the ZooKeeper broker's ApiVersions"))
+
+
+@check("versions-start-at-zero")
+def versions_start_at_zero(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
+    """A request's versions start at 0 (ApiMessageTypeTest.testAllVersionsHaveSchemas before KIP-896: "Kafka
+    currently supports direct upgrades from 0.8 to the latest version")."""
+    request = _request(ctx)
+    if request is None or request.versions is None or request.versions.empty or request.versions.lowest == 0:
+        return
+    yield Hit(("validVersions",), f"{request.name} starts at version {request.versions.lowest}"
+              + _fails("ApiMessageTypeTest.testAllVersionsHaveSchemas", "lowestSupportedVersion must be 0"))
