@@ -210,17 +210,20 @@ def test_the_hooks_in_a_clone_of_kafkas_history(repo: Path, hook_rev: str, tmp_p
     assert re.search(rf"^{SPEC_DIR}/FetchRequest\.json:\d+:\d+: KL1003 \[field-retyped\] FetchRequest \(v0-14\): "
                      "ReplicaId: int32 -> int64", result.stderr, re.MULTILINE), result.stderr
 
-    # Acceptance 3: the request bumped to v18 without its response. pre-commit passes the lint hook only
-    # FetchRequest.json; the hook reads its directory as context and reports the pair (a warning: shown
-    # with --verbose, or `verbose: true` in the config).
+    # Issue 13's acceptance 3, and issue 31's: the request bumped to v18 without its response. pre-commit passes
+    # the lint hook only FetchRequest.json; the hook reads its directory as context and reports the pair on the
+    # response. Kafka's ApiMessageTypeTest fails on it, so it is an error (KL3001): the commit fails, and
+    # pre-commit shows the finding without --verbose.
     fetch.write_text(original.replace('"validVersions": "0-17"', '"validVersions": "0-18"'))
-    git(kafka, "add", "-A")
-    result = _pre_commit(kafka, "run", "krpc-lint", "--verbose")
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert _hook_status(result.stdout) == {"krpc-lint": "Passed"}
-    assert (f"{SPEC_DIR}/FetchResponse.json:52:20: KL255 [request-response-agree] FetchResponse has validVersions "
-            "0-17 but FetchRequest has 0-18") in result.stdout, result.stdout
-    assert "Found 1 warning in 1 file." in result.stdout
+    commits = git(kafka, "rev-list", "--count", "HEAD")
+    result = _git_commit(kafka, "FetchRequest v18")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert _hook_status(result.stderr)["krpc-lint"] == "Failed"
+    assert (f"{SPEC_DIR}/FetchResponse.json:52:20: KL3001 [request-response-versions] FetchResponse has "
+            "validVersions 0-17 but FetchRequest has 0-18: Kafka's build fails (ApiMessageTypeTest."
+            "testAllVersionsHaveSchemas: request and response schemas must be the same length)") in result.stderr
+    assert "Found 1 error in 1 file." in result.stderr
+    assert git(kafka, "rev-list", "--count", "HEAD") == commits
 
 
 VENDOR_DIR = "kafka/protocol/schemas"

@@ -12,6 +12,7 @@ from linter.engine.checks.common import by_api_key
 from linter.engine.checks.registry import check
 from linter.engine.context import DirectoryContext, FileContext, Hit
 from linter.model.spec import MessageSpec
+from linter.model.targets import DEFAULT_TARGET
 
 # KIP-595's quorum APIs, which ApiVersionsResponseTest.testMetadataQuorumApisAreDisabled keeps off the ZooKeeper
 # broker's ApiVersions (VOTE, BEGIN_QUORUM_EPOCH, END_QUORUM_EPOCH, DESCRIBE_QUORUM).
@@ -76,17 +77,22 @@ def unique_message_names(directory: DirectoryContext, options: dict[str, Any]) -
                 first[message.name] = ctx.path
 
 
-@check("listeners-declared")
-def listeners_declared(ctx: FileContext, options: dict[str, Any]) -> Iterator[Hit]:
+@check("listeners-declared", scope="directory")
+def listeners_declared(directory: DirectoryContext, options: dict[str, Any]) -> Iterator[Hit]:
     """A request with versions names the listeners that serve it (ApiKeysTest.testApiScope: no API without a
-    scope)."""
-    request = _request(ctx)
-    if request is None or request.versions is None or request.listeners:
+    scope). Specs from before listeners (Kafka 2.7 and earlier) name none: a directory is checked when one of its
+    requests names listeners, or when ``--kafka-version`` names a release (2.8 and later)."""
+    requests = [(ctx, request) for ctx in directory.files if (request := _request(ctx)) is not None]
+    named_release = any(ctx.target.name != DEFAULT_TARGET for ctx, _ in requests)
+    if not named_release and not any(request.listeners for _, request in requests):
         return
-    where = ("listeners",) if "listeners" in request.raw else ("type",)
-    yield Hit(where, f"{request.name} lists no listeners"
-              + _fails("ApiKeysTest.testApiScope", "Found some APIs missing scope definition"),
-              at_key=where == ("type",))
+    for ctx, request in requests:
+        if request.versions is None or request.listeners:
+            continue
+        where = ("listeners",) if "listeners" in request.raw else ("type",)
+        yield Hit(where, f"{request.name} lists no listeners"
+                  + _fails("ApiKeysTest.testApiScope", "Found some APIs missing scope definition"),
+                  at_key=where == ("type",), file=ctx.path)
 
 
 @check("quorum-apis-not-on-zk-broker")
