@@ -157,11 +157,20 @@ _WARNED: set[str] = set()  # deprecated rules already warned about in this proce
 def in_force(chosen: list[Rule], config: Config) -> list[Rule]:
     """The rules of ``chosen`` (a selection by profile, ``select`` and ``ignore``) that run, by status: a
     removed rule never, a preview rule only when ``select`` names it (id or name) or ``preview`` is on, a
-    stable or deprecated rule always. ``select`` naming a removed rule is a ``RuleError``; naming a
-    deprecated one warns once (to the ``linter`` log, which prints the line on stderr when unconfigured)."""
+    stable or deprecated rule always; and by release, only where it holds for ``kafka_version``
+    (``Rule.applies_to``). ``select`` naming a removed rule is a ``RuleError``; naming a deprecated one, or one
+    that does not hold for the release, warns once (to the ``linter`` log, which prints the line on stderr when
+    unconfigured)."""
     kept = []
     for rule in chosen:
         named = rule.named_by(config.select)
+        if not rule.applies_to(config.kafka_version):
+            if named and rule.id not in _WARNED:
+                _WARNED.add(rule.id)
+                release = f"--kafka-version {config.kafka_version}" if config.kafka_version else "no --kafka-version"
+                _warn(f"krpc-lint: warning: {_where(rule, config)}rule {rule.id} ({rule.name}) does not run with "
+                      f"{release}: {rule.releases_text} (--kafka-version {rule.example_release} runs it)")
+            continue
         if rule.status == "removed":
             if named:
                 raise RuleError(f"{_where(rule, config)}rule {rule.id} ({rule.name}) was removed{rule.replacement}")
@@ -299,8 +308,7 @@ def _rule_from(data: Any, source: str, validated: bool = False) -> Rule:
         examples=tuple(_examples(examples, source)),
         kafka_messages=tuple((data.get("kafka") or {}).get("messages") or ()),
         source=source,
-        kafka_since=_kafka_release(data.get("kafka"), "since", source),
-        kafka_until=_kafka_release(data.get("kafka"), "until", source),
+        **_kafka_span(data.get("kafka"), source),
         fixable=fixable,
         fix_note=fix_note,
         **_lifecycle(data, source),
@@ -333,6 +341,14 @@ def _lifecycle(data: dict[str, Any], source: str) -> dict[str, Any]:
     if replaced_by is not None and status not in ("deprecated", "removed"):
         raise RuleError(f"{source}: replaced-by is only for a deprecated or removed rule (status: {status})")
     return {"status": status, "replaced_by": replaced_by.strip() if replaced_by else None}
+
+
+def _kafka_span(kafka: Any, source: str) -> dict[str, Any]:
+    """``kafka.since`` and ``kafka.until`` (``kafka_since``, ``kafka_until``), the first no later than the second."""
+    since, until = _kafka_release(kafka, "since", source), _kafka_release(kafka, "until", source)
+    if since is not None and until is not None and list(TARGETS).index(since) > list(TARGETS).index(until):
+        raise RuleError(f"{source}: kafka.since ({since}) is later than kafka.until ({until}): the rule would never run")
+    return {"kafka_since": since, "kafka_until": until}
 
 
 def _kafka_release(kafka: Any, key: str, source: str) -> str | None:

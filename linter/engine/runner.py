@@ -75,8 +75,8 @@ def rule_order(rule_id: str) -> tuple[str, int, str]:
 
 
 def select_rules(config: Config) -> RuleSet:
-    """Profile rules, plus ``select``, minus ``ignore``, those of the ``kafka_version`` (``kafka.since``/``until``);
-    severities from the config."""
+    """Profile rules, plus ``select``, minus ``ignore``, those in force (status, and the releases they hold for:
+    ``kafka.since``/``until``); severities from the config."""
     rules = all_rules(config)
     for selector in (*config.select, *config.ignore, *config.severity):
         if not any(rule.matches(selector) for rule in rules):
@@ -84,8 +84,7 @@ def select_rules(config: Config) -> RuleSet:
             raise UsageError(f"{where}unknown rule selector {selector!r} (a rule id such as KL301, an id prefix, "
                              "a rule name, a category or a profile)")
     chosen = [r for r in rules if in_profile(config.profile, r.profiles) or any(r.matches(s) for s in config.select)]
-    chosen = in_force([r for r in chosen if not any(r.matches(s) for s in config.ignore)
-                       and r.applies_to(config.kafka_version)], config)
+    chosen = in_force([r for r in chosen if not any(r.matches(s) for s in config.ignore)], config)
     severity = {}
     for rule in chosen:
         for key, level in config.severity.items():

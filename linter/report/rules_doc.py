@@ -108,8 +108,8 @@ def render_rules_markdown(rules: list[Rule] | None = None) -> str:
         "",
         "Profiles: `kafka` is exactly the set of checks Kafka's message generator enforces (which release's: "
         "`--kafka-version`, default any supported release, see [kafka-versions.md](kafka-versions.md)); "
-        "`kafka-ci` adds what Kafka's unit tests assert over every spec, so that it is exactly what passes Kafka's "
-        "build (the rules of the category below, [kafka-tests.md](kafka-tests.md)); "
+        "`kafka-ci` adds what Kafka's unit tests assert over every spec that the spec files decide (the rules of the "
+        "category `kafka-tests`, [kafka-tests.md](kafka-tests.md)); "
         "`recommended` (the default) adds checks Kafka misses; `strict` adds style. "
         "`krpc-lint rules explain ID` prints any rule with its examples.",
         "",

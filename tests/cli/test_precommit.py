@@ -224,6 +224,9 @@ def test_the_hooks_in_a_clone_of_kafkas_history(repo: Path, hook_rev: str, tmp_p
             "testAllVersionsHaveSchemas: request and response schemas must be the same length)") in result.stderr
     assert "Found 1 error in 1 file." in result.stderr
     assert git(kafka, "rev-list", "--count", "HEAD") == commits
+    result = _pre_commit(kafka, "run", "krpc-lint", "--files", f"{SPEC_DIR}/FetchRequest.json")  # no --verbose
+    assert result.returncode == 1 and _hook_status(result.stdout) == {"krpc-lint": "Failed"}
+    assert f"{SPEC_DIR}/FetchResponse.json:52:20: KL3001 [request-response-versions]" in result.stdout
 
 
 VENDOR_DIR = "kafka/protocol/schemas"

@@ -5,6 +5,7 @@ invariant with its source file and commit, and the ones that need Java code (``A
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,6 +23,11 @@ QUORUM_API_KEYS = {52: "Vote", 53: "BeginQuorumEpoch", 54: "EndQuorumEpoch", 55:
 def _fails(test: str, why: str) -> str:
     """The end of every finding of the family: which test of Kafka's fails, and what it asserts."""
     return f": Kafka's build fails ({test}: {why})"
+
+
+def _named(ctx: FileContext, message: MessageSpec) -> str:
+    """The message's name, or its file's when the name is missing or no string."""
+    return message.name or os.path.basename(ctx.path)
 
 
 def _request(ctx: FileContext) -> MessageSpec | None:
@@ -42,10 +48,11 @@ def request_response_versions(directory: DirectoryContext, options: dict[str, An
         left, right = request.versions, response.versions
         if left is None or right is None or left == right or (left.empty and right.empty):
             continue
-        yield Hit(("validVersions",), f"{response.name} has validVersions {response.valid_versions.value} but "
-                  f"{request.name} has {request.valid_versions.value}"
+        yield Hit(("validVersions",), f"{_named(response_ctx, response)} has validVersions "
+                  f"{response.valid_versions.value} but {_named(owners[0][0], request)} has "
+                  f"{request.valid_versions.value}"
                   + _fails("ApiMessageTypeTest.testAllVersionsHaveSchemas",
-                           "request and response schemas must be the same length"),
+                           "a request and its response have schemas for the same versions"),
                   file=response_ctx.path)
 
 
@@ -61,18 +68,18 @@ def api_key_non_negative(ctx: FileContext, options: dict[str, Any]) -> Iterator[
 
 @check("unique-message-names", scope="directory")
 def unique_message_names(directory: DirectoryContext, options: dict[str, Any]) -> Iterator[Hit]:
-    """No two requests, and no two responses, share a name (ApiMessageTypeTest.testUniqueness: the generated
-    classes are named after them); removed APIs aside, as the test has them since Kafka 4.0."""
+    """No two requests, and no two responses, share a name: the generated data classes and ApiMessageType's
+    constants are named after them, so the build fails to compile, and ApiMessageTypeTest.testUniqueness asserts
+    the names unique. Removed APIs too: they stay constants of ApiMessageType."""
     for kind in ("request", "response"):
         first: dict[str, str] = {}
         for ctx, message in directory.messages():
-            if message.type != kind or message.removed or not message.name:
+            if message.type != kind or not message.name:
                 continue
             if message.name in first:
-                yield Hit(("name",), f"{kind} {message.name} is also the name of {first[message.name]}"
-                          + _fails("ApiMessageTypeTest.testUniqueness",
-                                   f"found two ApiMessageType objects with {kind}Name {message.name}Data"),
-                          file=ctx.path)
+                yield Hit(("name",), f"{kind} {message.name} is also the name of {first[message.name]}: Kafka's "
+                          f"build fails (two generated classes {message.name}Data; ApiMessageTypeTest.testUniqueness "
+                          f"asserts no two ApiMessageType objects share a {kind}Name)", file=ctx.path)
             else:
                 first[message.name] = ctx.path
 
@@ -80,11 +87,11 @@ def unique_message_names(directory: DirectoryContext, options: dict[str, Any]) -
 @check("listeners-declared", scope="directory")
 def listeners_declared(directory: DirectoryContext, options: dict[str, Any]) -> Iterator[Hit]:
     """A request with versions names the listeners that serve it (ApiKeysTest.testApiScope: no API without a
-    scope). Specs from before listeners (Kafka 2.7 and earlier) name none: a directory is checked when one of its
-    requests names listeners, or when ``--kafka-version`` names a release (2.8 and later)."""
+    scope). Specs from before listeners (Kafka 2.7 and earlier) have no such key: a directory is checked when one of
+    its requests has ``listeners``, or when ``--kafka-version`` names a release (2.8 and later)."""
     requests = [(ctx, request) for ctx in directory.files if (request := _request(ctx)) is not None]
     named_release = any(ctx.target.name != DEFAULT_TARGET for ctx, _ in requests)
-    if not named_release and not any(request.listeners for _, request in requests):
+    if not named_release and not any("listeners" in request.raw for _, request in requests):
         return
     for ctx, request in requests:
         if request.versions is None or request.listeners:
@@ -102,8 +109,9 @@ def quorum_apis_not_on_zk_broker(ctx: FileContext, options: dict[str, Any]) -> I
     request = _request(ctx)
     if request is None or request.api_key not in QUORUM_API_KEYS or "zkBroker" not in request.listeners:
         return
-    index = request.listeners.index("zkBroker")
-    yield Hit(("listeners", index), f"{request.name} (apiKey {request.api_key}) lists zkBroker"
+    raw = request.raw.get("listeners")
+    where = ("listeners", raw.index("zkBroker")) if isinstance(raw, list) else ("listeners",)
+    yield Hit(where, f"{request.name} (apiKey {request.api_key}) lists zkBroker"
               + _fails("ApiVersionsResponseTest.testMetadataQuorumApisAreDisabled",
                        "the APIs of the KRaft quorum are not exposed through the ZooKeeper broker's ApiVersions"))
 
