@@ -1,7 +1,8 @@
 """Language server latency: from an edit of FetchRequest.json sent over LSP to its diagnostics received, in a copy of
 Kafka's trunk-2024-10 message directory (the other specs are the context), side by side with its floor, the same
-lint of the buffer in this process (``linter.server.analysis.lint_buffer``), and with ``krpc-lint lint FILE`` as a
-process (what pre-commit pays per run).
+lint of the buffer in this process (``linter.server.analysis.lint_buffer``), with ``krpc-lint lint FILE`` as a
+process (what pre-commit pays per run), and with a lint of every spec of the directory (what the server did before
+it linted one buffer as ``lint FILE`` does).
 
     python bench/server.py [--edits 30]
 
@@ -75,6 +76,22 @@ def in_process(path: Path, edits: int) -> list[float]:
     return seconds
 
 
+def whole_directory(path: Path, edits: int) -> list[float]:
+    """Every spec of the directory linted with the buffer (what the server did before it linted the buffer as
+    ``lint FILE`` does): for comparison."""
+    from linter.engine.runner import lint_texts
+    from linter.server.analysis import config_for, siblings
+
+    text, config = path.read_text(encoding="utf-8"), config_for(path)
+    seconds = []
+    for edit in range(1, edits + 1):
+        changed = text.replace('"MaxWaitMs"', f'"MaxWaitMs{edit}"', 1)
+        started = time.perf_counter()
+        lint_texts(siblings(path, {path: changed}), config)
+        seconds.append(time.perf_counter() - started)
+    return seconds
+
+
 def as_process(path: Path, runs: int) -> list[float]:
     seconds = []
     for _ in range(runs):
@@ -94,7 +111,8 @@ def main() -> int:
         path = messages / "FetchRequest.json"
         sides = {"floor: lint_buffer in this process": in_process(path, options.edits),
                  "krpc-lint server: edit -> diagnostics": asyncio.run(over_lsp(path, options.edits)),
-                 "krpc-lint lint FILE, a process": as_process(path, 5)}
+                 "krpc-lint lint FILE, a process": as_process(path, 5),
+                 "every spec of the directory linted": whole_directory(path, options.edits)}
         specs = len(list(messages.glob("*.json")))
     floor = statistics.median(sides["floor: lint_buffer in this process"])
     print(f"{specs} specs as context, {options.edits} edits of FetchRequest.json")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -245,13 +245,16 @@ def lint_with_contexts(paths: Sequence[str | os.PathLike[str]] | str,
         return report, [ctx for ctx in contexts if not ctx.sibling]
 
 
-def lint_texts(texts: dict[str, str | bytes], config: Config | None = None, *, complete: bool = True,
-               ruleset: RuleSet | None = None) -> Report:
+def lint_texts(texts: Mapping[str, str | bytes], config: Config | None = None, *, complete: bool = True,
+               ruleset: RuleSet | None = None, context: Collection[str] = ()) -> Report:
     """Lint in-memory spec texts (name -> content) as one directory; used by examples and tests.
 
     ``complete=False`` treats the texts as part of a larger directory, so the cross-file checks
     that need every file (a request without its response) stay quiet. ``ruleset`` is
-    ``select_rules(config)`` when the caller already has it (the audit lints a thousand blobs).
+    ``select_rules(config)`` when the caller already has it (the audit lints a thousand blobs). The texts
+    named in ``context`` are only context, as the siblings of a file named alone to ``lint``: their own
+    findings are not reported, only what the other texts break in them (the language server lints one buffer
+    so).
 
     >>> spec = '''{"name": "LedgerSummary", "type": "data", "validVersions": "0", "flexibleVersions": "0+",
     ...   "fields": [{"name": "SegmentCount", "type": "int32", "versions": "0+"}]}'''
@@ -261,7 +264,8 @@ def lint_texts(texts: dict[str, str | bytes], config: Config | None = None, *, c
     """
     config = config or Config()
     whole = {str(Path.cwd())} if complete else set()
-    return lint_contexts(_text_contexts(texts, config), ruleset or select_rules(config), config, complete=whole)
+    contexts = _text_contexts(texts, config, frozenset(context))
+    return lint_contexts(contexts, ruleset or select_rules(config), config, complete=whole)
 
 
 def lint_files(files: Mapping[str, bytes], config: Config) -> tuple[Report, list[FileContext]]:
@@ -275,12 +279,13 @@ def lint_files(files: Mapping[str, bytes], config: Config) -> tuple[Report, list
         return lint_contexts(contexts, select_rules(config), config, complete), contexts
 
 
-def _text_contexts(texts: Mapping[str, str | bytes], config: Config) -> list[FileContext]:
-    """Each text parsed; a str holding a lone surrogate becomes the bytes it stands for, which the reader
-    reports as not UTF-8."""
+def _text_contexts(texts: Mapping[str, str | bytes], config: Config,
+                   context: frozenset[str] = frozenset()) -> list[FileContext]:
+    """Each text parsed (those named in ``context`` as siblings); a str holding a lone surrogate becomes the bytes
+    it stands for, which the reader reports as not UTF-8."""
     target = configured_target(config)
     return [FileContext(read_document(name, text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")),
-                        target, file_naming=config.file_naming_of(name))
+                        target, sibling=name in context, file_naming=config.file_naming_of(name))
             for name, text in texts.items()]
 
 

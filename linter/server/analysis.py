@@ -118,9 +118,11 @@ def siblings(path: Path, open_texts: Mapping[Path, str]) -> dict[str, str | byte
 
 
 def lint_buffer(path: Path, open_texts: Mapping[Path, str], config: Config | None = None) -> list[Finding]:
-    """The findings of ``path``'s buffer (``open_texts[path]``), with its directory as context."""
+    """The findings of ``path``'s buffer (``open_texts[path]``), with its directory as context: as ``lint FILE``
+    lints a file named alone, only the buffer's own rules run, and the directory's rules on all."""
     config = config if config is not None else config_for(path)
-    report = lint_texts(siblings(path, open_texts), config, complete=True)
+    texts = siblings(path, open_texts)
+    report = lint_texts(texts, config, complete=True, context=[name for name in texts if name != path.name])
     return [finding for finding in report.findings if finding.path == path.name]
 
 
