@@ -8,7 +8,7 @@ converts to and from the parser's character offsets.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -312,18 +312,15 @@ def versions_at_offset(text: str, offset: int, releases: FileReleases | None = N
     versions = message.versions
     if versions is None or versions.empty or versions.highest - versions.lowest > 1000:
         return f"**{message.name}**: no version to describe"
-    runs: list[tuple[int, int, str]] = []
-    for version in range(versions.lowest, versions.highest + 1):
+    def form(version: int) -> str:
         header = header_version(message, version) if message.type in ("request", "response") else None
-        form = ("flexible" if message.flexible.contains(version) else "not flexible") + (
+        return ("flexible" if message.flexible.contains(version) else "not flexible") + (
             f", {message.type} header v{header}" if header is not None else "")
-        if runs and runs[-1][2] == form:
-            runs[-1] = (runs[-1][0], version, form)
-        else:
-            runs.append((version, version, form))
+
+    runs = _runs((version, form(version)) for version in range(versions.lowest, versions.highest + 1))
     unstable = " (the top version is unstable: latestVersionUnstable)" if message.latest_version_unstable else ""
     return "\n".join([f"**{message.name}** versions {versions}{unstable}", "",
-                      *(f"- v{Versions(low, high)}: {form}" for low, high, form in runs),
+                      *(f"- v{run}: {said}" for run, said in runs),
                       *([] if releases is None else ["", *shipped_lines(releases, text)])])
 
 
@@ -334,13 +331,19 @@ def shipped_lines(releases: FileReleases, text: str) -> list[str]:
     labels = [revision.label for revision in releases.revisions]
     head = (f"Releases ({releases.tags} release tags, {len(labels)} with `{releases.path}`: "
             f"{labels[0]} … {labels[-1]}):")
+    runs = _runs(releases.versions(text.encode("utf-8", "surrogatepass")))
+    return [head, "", *(f"- v{run}: {said}" for run, said in runs)]
+
+
+def _runs(labelled: Iterable[tuple[int, str]]) -> list[tuple[Versions, str]]:
+    """Consecutive versions with the same label as one range each, in version order: what hovers list."""
     runs: list[tuple[int, int, str]] = []
-    for version, said in releases.versions(text.encode("utf-8", "surrogatepass")):
-        if runs and runs[-1][2] == said and runs[-1][1] == version - 1:
-            runs[-1] = (runs[-1][0], version, said)
+    for version, label in labelled:
+        if runs and runs[-1][2] == label and runs[-1][1] == version - 1:
+            runs[-1] = (runs[-1][0], version, label)
         else:
-            runs.append((version, version, said))
-    return [head, "", *(f"- v{Versions(low, high)}: {said}" for low, high, said in runs)]
+            runs.append((version, version, label))
+    return [(Versions(low, high), label) for low, high, label in runs]
 
 
 def describe_field(message: MessageSpec, field: FieldSpec) -> str:
@@ -367,15 +370,11 @@ def wire_forms(message: MessageSpec, field: FieldSpec) -> list[tuple[str, str]]:
     versions, flexible = message.versions, message.flexible
     if versions is None or field.type is None or versions.highest - versions.lowest > 1000:
         return []
-    runs: list[tuple[int, int, str]] = []
-    for version in range(versions.lowest, versions.highest + 1):
+    def form(version: int) -> str:
         at = field_at(field, version, flexible.contains(version))
-        form = _form(field, at) if at.present else "absent"
-        if runs and runs[-1][2] == form and runs[-1][1] == version - 1:
-            runs[-1] = (runs[-1][0], version, form)
-        else:
-            runs.append((version, version, form))
-    return [(str(Versions(low, high)), form) for low, high, form in runs]
+        return _form(field, at) if at.present else "absent"
+
+    return [(str(run), said) for run, said in _runs((v, form(v)) for v in range(versions.lowest, versions.highest + 1))]
 
 
 def _form(field: FieldSpec, at: FieldAt) -> str:
