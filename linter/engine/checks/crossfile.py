@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from linter.engine.checks.common import by_api_key
+from linter.engine.checks.common import by_api_key, request_response_pairs
 from linter.engine.checks.registry import RPC_TYPE, check, options
 from linter.engine.context import DirectoryContext, Hit
 
@@ -43,11 +43,7 @@ def paired_api(directory: DirectoryContext, options: dict[str, Any]) -> Iterator
 def request_response_agree(directory: DirectoryContext, options: dict[str, Any]) -> Iterator[Hit]:
     """A request and its response share flexibleVersions (they are negotiated together), and the response is named
     after the request. validVersions is KL3001's (request-response-versions): Kafka's build fails on it."""
-    responses = by_api_key(directory, "response")
-    for key, owners in by_api_key(directory, "request").items():
-        if key not in responses:
-            continue
-        request, (response_ctx, response) = owners[0][1], responses[key][0]
+    for key, _, request, response_ctx, response in request_response_pairs(directory):
         left, right = request.flexible_versions.value, response.flexible_versions.value
         if left is not None and right is not None and left != right:
             yield Hit(("flexibleVersions",), f"{response.name} has flexibleVersions {right} but {request.name} has "

@@ -9,7 +9,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from linter.engine.checks.common import by_api_key
+from linter.engine.checks.common import request_response_pairs
 from linter.engine.checks.registry import check
 from linter.engine.context import DirectoryContext, FileContext, Hit
 from linter.model.spec import MessageSpec
@@ -40,20 +40,17 @@ def _request(ctx: FileContext) -> MessageSpec | None:
 def request_response_versions(directory: DirectoryContext, options: dict[str, Any]) -> Iterator[Hit]:
     """A request and its response have the same validVersions (ApiMessageTypeTest.testAllVersionsHaveSchemas: the
     two schema arrays have one length, and a schema below the request's lowest version is null in both)."""
-    responses = by_api_key(directory, "response")
-    for key, owners in by_api_key(directory, "request").items():
-        if key not in responses:
-            continue  # KL703 says the response is missing
-        request, (response_ctx, response) = owners[0][1], responses[key][0]
+    for pair in request_response_pairs(directory):
+        request, response = pair.request, pair.response
         left, right = request.versions, response.versions
         if left is None or right is None or left == right or (left.empty and right.empty):
             continue
-        yield Hit(("validVersions",), f"{_named(response_ctx, response)} has validVersions "
-                  f"{response.valid_versions.value} but {_named(owners[0][0], request)} has "
+        yield Hit(("validVersions",), f"{_named(pair.response_ctx, response)} has validVersions "
+                  f"{response.valid_versions.value} but {_named(pair.request_ctx, request)} has "
                   f"{request.valid_versions.value}"
                   + _fails("ApiMessageTypeTest.testAllVersionsHaveSchemas",
                            "a request and its response have schemas for the same versions"),
-                  file=response_ctx.path)
+                  file=pair.response_ctx.path)
 
 
 @check("api-key-non-negative")
