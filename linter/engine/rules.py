@@ -22,7 +22,7 @@ from linter.engine.checks import ALIASES, CHECKS, CheckDef, lookup, options_prob
 from linter.engine.declarative import compiled, declarative_runner
 from linter.engine.patterns import LITERAL_KEYWORDS, compile_linear
 from linter.engine.templates import RuleError, render, template_fields
-from linter.model.targets import DEFAULT_TARGET, TARGETS
+from linter.model.targets import DEFAULT_TARGET, TARGETS, release_order
 from linter.parse.discovery import files_below
 from linter.parse.files import InputError, read_regular
 from linter.vocabulary import PROFILES, SEVERITIES, STATUSES, in_profile
@@ -106,9 +106,8 @@ class Rule:
         rule of old releases only would flag today's specs."""
         if release is None or release == DEFAULT_TARGET or release not in TARGETS:
             return self.kafka_until is None
-        order = list(TARGETS)
-        return (self.kafka_since is None or order.index(self.kafka_since) <= order.index(release)) and \
-            (self.kafka_until is None or order.index(release) <= order.index(self.kafka_until))
+        return (self.kafka_since is None or release_order(self.kafka_since) <= release_order(release)) and \
+            (self.kafka_until is None or release_order(release) <= release_order(self.kafka_until))
 
     @property
     def example_release(self) -> str | None:
@@ -346,7 +345,7 @@ def _lifecycle(data: dict[str, Any], source: str) -> dict[str, Any]:
 def _kafka_span(kafka: Any, source: str) -> dict[str, Any]:
     """``kafka.since`` and ``kafka.until`` (``kafka_since``, ``kafka_until``), the first no later than the second."""
     since, until = _kafka_release(kafka, "since", source), _kafka_release(kafka, "until", source)
-    if since is not None and until is not None and list(TARGETS).index(since) > list(TARGETS).index(until):
+    if since is not None and until is not None and release_order(since) > release_order(until):
         raise RuleError(f"{source}: kafka.since ({since}) is later than kafka.until ({until}): the rule would never run")
     return {"kafka_since": since, "kafka_until": until}
 

@@ -135,6 +135,19 @@ TARGETS: dict[str, KafkaTarget] = {
 DEFAULT_TARGET = "any"
 
 
+def release_order(name: str) -> int:
+    """Where a release of ``TARGETS`` stands among them, oldest first (``any`` before all): what ``kafka.since`` and
+    ``kafka.until`` compare.
+
+    >>> release_order("3.9") < release_order("4.0") < release_order("trunk")
+    True
+    """
+    return _ORDER[name]
+
+
+_ORDER = {name: index for index, name in enumerate(TARGETS)}
+
+
 def target(name: str | None) -> KafkaTarget:
     """The target of a ``kafka-version`` value (``None``: the default); ``KeyError`` for an unknown one."""
     return TARGETS[name or DEFAULT_TARGET]
