@@ -117,11 +117,13 @@ def siblings(path: Path, open_texts: Mapping[Path, str]) -> dict[str, str | byte
     return texts
 
 
-def lint_buffer(path: Path, open_texts: Mapping[Path, str], config: Config | None = None) -> list[Finding]:
+def lint_buffer(path: Path, open_texts: Mapping[Path, str], config: Config | None = None,
+                directory: Mapping[str, str | bytes] | None = None) -> list[Finding]:
     """The findings of ``path``'s buffer (``open_texts[path]``), with its directory as context: as ``lint FILE``
-    lints a file named alone, only the buffer's own rules run, and the directory's rules on all."""
+    lints a file named alone, only the buffer's own rules run, and the directory's rules on all. ``directory``:
+    ``siblings(path, open_texts)`` when the caller already read it for another buffer of the directory."""
     config = config if config is not None else config_for(path)
-    texts = siblings(path, open_texts)
+    texts = directory if directory is not None else siblings(path, open_texts)
     report = lint_texts(texts, config, complete=True, context=[name for name in texts if name != path.name])
     return [finding for finding in report.findings if finding.path == path.name]
 

@@ -37,6 +37,7 @@ from linter.server.analysis import (
     finding_span,
     fix_all,
     lint_buffer,
+    siblings,
     suppression,
     symbols,
     versions_at_offset,
@@ -84,17 +85,20 @@ class SpecServer(LanguageServer):
         return {Path(to_fs_path(uri) or uri): document.source for uri, document in self.workspace.text_documents.items()}
 
     def relint(self, uri: str) -> None:
-        """Lint ``uri`` and every open buffer of its directory; publish their diagnostics."""
+        """Lint ``uri`` and every open buffer of its directory, the directory read once; publish their
+        diagnostics."""
         path = Path(to_fs_path(uri) or uri)
         texts = self.open_texts()
+        directory = siblings(path, texts)
         for other, document in list(self.workspace.text_documents.items()):
             other_path = Path(to_fs_path(other) or other)
             if other_path.parent == path.parent:
-                self.publish(other, other_path, document.source, texts)
+                self.publish(other, other_path, document.source, texts, directory)
 
-    def publish(self, uri: str, path: Path, text: str, texts: dict[Path, str]) -> None:
+    def publish(self, uri: str, path: Path, text: str, texts: dict[Path, str],
+                directory: dict[str, str | bytes]) -> None:
         try:
-            findings = lint_buffer(path, texts)
+            findings = lint_buffer(path, texts, directory=directory)
         except Exception as exc:  # noqa: BLE001 - a hostile buffer never stops the server: it is logged
             LOG.warning("krpc-lint: %s: cannot lint: %s: %s", path, type(exc).__name__, exc)
             findings = []
