@@ -214,13 +214,14 @@ class Outcome:
 
     def failing_compat(self) -> list[Finding]:
         """Compat's findings that can fail the run: a label the pull request carries lets wire breaks pass."""
-        findings = self.compat.findings if self.compat else []
-        return [f for f in findings if not (self.allowed_by and f.category == Category.WIRE_BREAKING.value)]
+        return [f for f in (self.compat.findings if self.compat else []) if not self._let_pass(f)]
 
     def allowed(self) -> list[Finding]:
         """The wire breaks the pull request's label let pass (reported all the same)."""
-        findings = self.compat.findings if self.compat and self.allowed_by else []
-        return [f for f in findings if f.category == Category.WIRE_BREAKING.value]
+        return [f for f in (self.compat.findings if self.compat else []) if self._let_pass(f)]
+
+    def _let_pass(self, finding: Finding) -> bool:
+        return bool(self.allowed_by) and finding.category == Category.WIRE_BREAKING.value
 
 
 def check(inputs: Inputs, env: Mapping[str, str]) -> Outcome:
@@ -402,8 +403,9 @@ def run(env: Mapping[str, str]) -> int:
         sys.stdout.write(f"::error title=krpc-lint::{escape_data(str(exc))}\n")
         return 2
     sys.stdout.write(log(outcome))
-    if outcome.allowed():
-        sys.stdout.write(f"::notice title=krpc-lint::{len(outcome.allowed())} wire break(s) allowed by the pull "
+    allowed = outcome.allowed()
+    if allowed:
+        sys.stdout.write(f"::notice title=krpc-lint::{len(allowed)} wire break(s) allowed by the pull "
                          f"request's label {escape_data(outcome.allowed_by)}\n")
     summary = job_summary(outcome)
     if inputs.comment:
