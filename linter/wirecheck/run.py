@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from linter.frames.corpus import (
+    INPUT_COLUMNS,
     REQUEST,
     REQUEST_START,
     RESPONSE,
@@ -125,9 +126,12 @@ class Run:
         return summary_line(self.captures, self.capture_frames, self.tally) if self.captures else None
 
 
-# A corpus row's columns by position (``read_rows``' INPUT_COLUMNS, then SEEN_COLUMNS) and what each must hold.
-_INTEGERS, _TEXTS, _TS = (0, 1, 3), (2, 8, 9, 10, 11, 12), 7
-_NAMES = ("api_key", "api_version", "direction", "correlation_id", "bytes", "hex", "corrupt", *SEEN_COLUMNS)
+# A corpus row's columns (``read_rows``' INPUT_COLUMNS, then SEEN_COLUMNS), and the positions of those that must
+# hold integers, text, and seconds.
+_NAMES = (*INPUT_COLUMNS, *SEEN_COLUMNS)
+_INTEGERS = tuple(_NAMES.index(name) for name in ("api_key", "api_version", "correlation_id"))
+_TEXTS = tuple(_NAMES.index(name) for name in ("direction", *SEEN_COLUMNS) if name != "ts")
+_TS = _NAMES.index("ts")
 
 
 def _typed(row: tuple[Any, ...]) -> None:
