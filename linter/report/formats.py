@@ -27,7 +27,7 @@ SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schem
 JSON_FINDING_KEYS = ("rule", "name", "severity", "category", "path", "line", "col", "message", "hint")
 COMPAT_KEYS = ("message_name", "versions", "released", "witness")  # krpc-lint compat findings only
 
-_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 _GITHUB_COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 # Characters XML 1.0 cannot carry at all, even escaped.
@@ -167,7 +167,7 @@ def sarif_rule(rule: Rule) -> dict[str, Any]:
         "shortDescription": {"text": rule.title},
         "fullDescription": {"text": rule.rationale or rule.title},
         "help": {"text": rule.hint or rule.title},
-        "defaultConfiguration": {"level": _SARIF_LEVEL[rule.severity]},
+        "defaultConfiguration": {"level": SARIF_LEVEL[rule.severity]},
         "properties": {"category": rule.category, "profiles": list(rule.profiles), "tags": [rule.category]},
     }
     link = next((ref for ref in rule.references if ref.startswith(("https://", "http://"))), None)
@@ -183,7 +183,7 @@ def _sarif_rule_from_finding(finding: Finding) -> dict[str, Any]:
         "name": finding.name,
         "shortDescription": {"text": finding.name or finding.rule},
         "help": {"text": finding.hint or finding.name or finding.rule},
-        "defaultConfiguration": {"level": _SARIF_LEVEL[finding.severity]},
+        "defaultConfiguration": {"level": SARIF_LEVEL[finding.severity]},
         "properties": {"category": finding.category, "tags": [finding.category]},
     }
 
@@ -208,7 +208,7 @@ def render_sarif(report: Report, rules: dict[str, Rule] | None = None) -> str:
     results = [{
         "ruleId": finding.rule,
         "ruleIndex": index[finding.rule],
-        "level": _SARIF_LEVEL[finding.severity],
+        "level": SARIF_LEVEL[finding.severity],
         "message": {"text": message_with_witness(finding)},
         "locations": [{
             "physicalLocation": {
@@ -218,20 +218,15 @@ def render_sarif(report: Report, rules: dict[str, Rule] | None = None) -> str:
         }],
         **({"properties": {"witness": finding.witness}} if finding.witness else {}),
     } for finding in report.findings]
-    log = {
-        "$schema": SARIF_SCHEMA,
-        "version": SARIF_VERSION,
-        "runs": [{
-            "tool": {"driver": {
-                "name": TOOL_NAME,
-                "version": tool_version(),
-                "informationUri": INFORMATION_URI,
-                "rules": descriptors,
-            }},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
-    }
+    return sarif_log(descriptors, results, columnKind="unicodeCodePoints")
+
+
+def sarif_log(descriptors: list[dict[str, Any]], results: list[dict[str, Any]], **run: Any) -> str:
+    """A SARIF 2.1.0 log of one run of krpc-lint: its rules' descriptors, its results, and ``run``'s other keys
+    (lint's ``columnKind``); what every command's ``--format sarif`` writes."""
+    driver = {"name": TOOL_NAME, "version": tool_version(), "informationUri": INFORMATION_URI, "rules": descriptors}
+    log = {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION,
+           "runs": [{"tool": {"driver": driver}, **run, "results": results}]}
     return json_text(log)
 
 

@@ -8,14 +8,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from linter.escape import guard_lines, json_text, printable
-from linter.report.formats import (
-    INFORMATION_URI,
-    SARIF_SCHEMA,
-    SARIF_VERSION,
-    artifact_uri,
-    sarif_rule,
-)
-from linter.vocabulary import SEVERITIES, TOOL_NAME, WIRE_FORMATS, plural, tool_version
+from linter.report.formats import SARIF_LEVEL, artifact_uri, sarif_log, sarif_rule
+from linter.vocabulary import SEVERITIES, WIRE_FORMATS, plural
 from linter.wirecheck.findings import Collector, Seen, WireFinding
 
 if TYPE_CHECKING:
@@ -191,7 +185,7 @@ def sarif(report: dict[str, Any], rules: dict[str, Rule]) -> str:
         results.append({
             "ruleId": finding["rule"],
             **({"ruleIndex": index[finding["rule"]]} if finding["rule"] in index else {}),
-            "level": {"error": "error", "warning": "warning", "info": "note"}[finding["severity"]],
+            "level": SARIF_LEVEL[finding["severity"]],
             "message": {"text": f"frame {finding['frame']}, byte {finding['offset']}"
                                 f"{' at ' + finding['field'] if finding['field'] else ''}: {finding['message']}"},
             "locations": [{"physicalLocation": physical,
@@ -200,11 +194,7 @@ def sarif(report: dict[str, Any], rules: dict[str, Rule]) -> str:
                                                          "api_version", "correlation_id", "sender", "offset",
                                                          "field", "found", "expected")},
         })
-    log = {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION,
-           "runs": [{"tool": {"driver": {"name": TOOL_NAME, "version": tool_version(),
-                                         "informationUri": INFORMATION_URI, "rules": descriptors}},
-                     "results": results}]}
-    return json_text(log)
+    return sarif_log(descriptors, results)
 
 
 __all__ = ["FORMATS", "SCHEMA", "display_filter", "document", "render", "summary_line", "summary_table", "text"]
